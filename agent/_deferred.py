@@ -1,0 +1,210 @@
+"""Deferred tool calls: requests that wait for a human approval or an external result, and their results."""
+
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Annotated, Any, Literal, TypeAlias
+
+import pydantic
+
+from ._content import ToolReturn
+from ._parts import RetryPromptPart, ToolCallPart
+from .exceptions import ModelRetry
+
+__all__ = (
+    'DeferredToolApprovalResult',
+    'DeferredToolCallResult',
+    'DeferredToolRequests',
+    'DeferredToolResult',
+    'DeferredToolResults',
+    'ToolApproved',
+    'ToolDenied',
+)
+
+
+@dataclass(kw_only=True)
+class ToolApproved:
+    """Indicates that a tool call has been approved and that the tool function should be executed."""
+
+    override_args: dict[str, Any] | None = None
+    """Optional tool call arguments to use instead of the original arguments."""
+    kind: Literal['tool-approved'] = 'tool-approved'
+
+
+@dataclass
+class ToolDenied:
+    """Indicates that a tool call has been denied and that a denial message should be returned to the model."""
+
+    message: str = 'The tool call was denied.'
+    """The message to return to the model."""
+    _: KW_ONLY
+    kind: Literal['tool-denied'] = 'tool-denied'
+
+
+def _approval_discriminator(value: Any) -> str | None:
+    if isinstance(value, ToolApproved | ToolDenied):
+        return value.kind
+    if isinstance(value, dict):
+        kind = value.get('kind')  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if kind is not None:
+            return str(kind)  # pyright: ignore[reportUnknownArgumentType]
+        # A bare object from a client: a message means a denial, anything else an approval.
+        return 'tool-denied' if 'message' in value else 'tool-approved'
+    return None
+
+
+DeferredToolApprovalResult: TypeAlias = Annotated[
+    Annotated[ToolApproved, pydantic.Tag('tool-approved')] | Annotated[ToolDenied, pydantic.Tag('tool-denied')],
+    pydantic.Discriminator(_approval_discriminator),
+]
+"""Result for a tool call that required human-in-the-loop approval."""
+
+
+def _call_result_discriminator(value: Any) -> str:
+    if isinstance(value, ToolReturn):
+        return 'tool-return'
+    if isinstance(value, ModelRetry):
+        return 'model-retry'
+    if isinstance(value, RetryPromptPart):
+        return 'retry-prompt'
+    if isinstance(value, dict):
+        tag = value.get('kind') or value.get('part_kind')  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if tag in ('tool-return', 'model-retry', 'retry-prompt'):
+            return str(tag)  # pyright: ignore[reportUnknownArgumentType]
+    return 'value'
+
+
+DeferredToolCallResult: TypeAlias = Annotated[
+    Annotated[ToolReturn, pydantic.Tag('tool-return')]
+    | Annotated[ModelRetry, pydantic.Tag('model-retry')]
+    | Annotated[RetryPromptPart, pydantic.Tag('retry-prompt')]
+    | Annotated[Any, pydantic.Tag('value')],
+    pydantic.Discriminator(_call_result_discriminator),
+]
+"""Result for a tool call that required external execution: a value, `ToolReturn`, `ModelRetry` or `RetryPromptPart`."""
+
+DeferredToolResult: TypeAlias = ToolApproved | ToolDenied | ToolReturn | ModelRetry | RetryPromptPart
+"""Result for a tool call that required approval or external execution, in normalized form."""
+
+
+@dataclass(kw_only=True)
+class DeferredToolResults:
+    """Results for deferred tool calls from a previous run (or from a human, while a durable run waits).
+
+    The tool call ids must match those in the `DeferredToolRequests` the run produced.
+    """
+
+    calls: dict[str, DeferredToolCallResult] = field(default_factory=dict[str, Any])
+    """Map of tool call IDs to results for tool calls that required external execution."""
+    approvals: dict[str, bool | DeferredToolApprovalResult] = field(default_factory=dict[str, Any])
+    """Map of tool call IDs to results for tool calls that required human-in-the-loop approval."""
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """Metadata per tool call ID, available to the tool as `ctx.tool_call_metadata`."""
+
+    def update(self, other: DeferredToolResults) -> None:
+        """Update this `DeferredToolResults` with entries from another, in place."""
+        self.calls.update(other.calls)
+        self.approvals.update(other.approvals)
+        for call_id, meta in other.metadata.items():
+            self.metadata[call_id] = {**self.metadata.get(call_id, {}), **meta}
+
+    def to_tool_call_results(self) -> dict[str, DeferredToolResult]:
+        """Normalize: `True`/`False` approvals become `ToolApproved`/`ToolDenied`; plain values become `ToolReturn`."""
+        results: dict[str, DeferredToolResult] = {}
+        for call_id, approval in self.approvals.items():
+            if approval is True:
+                results[call_id] = ToolApproved()
+            elif approval is False:
+                results[call_id] = ToolDenied()
+            else:
+                results[call_id] = approval
+        for call_id, value in self.calls.items():
+            if isinstance(value, ToolReturn | ModelRetry | RetryPromptPart):
+                results[call_id] = value
+            else:
+                results[call_id] = ToolReturn(value)
+        return results
+
+    @property
+    def tool_call_ids(self) -> set[str]:
+        """Every tool call id this object resolves."""
+        return set(self.calls) | set(self.approvals)
+
+
+@dataclass(kw_only=True)
+class DeferredToolRequests:
+    """Tool calls that require approval or external execution.
+
+    Usable as an agent's `output_type`: the run then ends with this object as its output when the model
+    calls deferred tools. Answer it with `DeferredToolResults` using the same tool call ids.
+    """
+
+    calls: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
+    """Tool calls that require external execution."""
+    approvals: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
+    """Tool calls that require human-in-the-loop approval."""
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """Metadata for deferred tool calls, keyed by `tool_call_id`."""
+
+    def build_results(
+        self,
+        approvals: dict[str, bool | DeferredToolApprovalResult] | None = None,
+        calls: dict[str, DeferredToolCallResult | Any] | None = None,
+        metadata: dict[str, dict[str, Any]] | None = None,
+        approve_all: bool = False,
+    ) -> DeferredToolResults:
+        """Create a `DeferredToolResults` for these requests.
+
+        Args:
+            approvals: Results for calls that required approval; keys must be ids in `self.approvals`.
+            calls: Results for calls that required external execution; keys must be ids in `self.calls`.
+            metadata: Per-call metadata, keyed by `tool_call_id`.
+            approve_all: Approve (with a default `ToolApproved()`) every approval request not in `approvals`.
+
+        Raises:
+            ValueError: If a key in `approvals`/`calls` doesn't match a pending request of that kind.
+        """
+        approvals = dict(approvals or {})
+        calls = dict(calls or {})
+        approval_ids = [call.tool_call_id for call in self.approvals]
+        call_ids = [call.tool_call_id for call in self.calls]
+        _check_known('approvals', approvals, approval_ids, call_ids)
+        _check_known('calls', calls, call_ids, approval_ids)
+        unknown_meta = set(metadata or {}) - set(approval_ids) - set(call_ids)
+        if unknown_meta:
+            raise ValueError(f'metadata has tool call ids with no pending request: {sorted(unknown_meta)}')
+        if approve_all:
+            for call_id in approval_ids:
+                approvals.setdefault(call_id, ToolApproved())
+        return DeferredToolResults(approvals=approvals, calls=calls, metadata=dict(metadata or {}))
+
+    def remaining(self, results: DeferredToolResults) -> DeferredToolRequests | None:
+        """Return the requests still unresolved after applying `results`, or `None` if all are resolved."""
+        resolved = results.tool_call_ids
+        approvals = [call for call in self.approvals if call.tool_call_id not in resolved]
+        calls = [call for call in self.calls if call.tool_call_id not in resolved]
+        if not approvals and not calls:
+            return None
+        pending = {call.tool_call_id for call in approvals + calls}
+        return DeferredToolRequests(
+            calls=calls,
+            approvals=approvals,
+            metadata={k: v for k, v in self.metadata.items() if k in pending},
+        )
+
+    @property
+    def tool_call_ids(self) -> list[str]:
+        """The ids of all pending calls, approvals first."""
+        return [call.tool_call_id for call in self.approvals] + [call.tool_call_id for call in self.calls]
+
+
+def _check_known(label: str, given: dict[str, Any], expected: list[str], other_kind: list[str]) -> None:
+    for call_id in given:
+        if call_id in expected:
+            continue
+        if call_id in other_kind:
+            other = 'calls' if label == 'approvals' else 'approvals'
+            raise ValueError(f'Tool call {call_id!r} is a pending request in {other!r}, not in {label!r}')
+        raise ValueError(
+            f'Tool call {call_id!r} in {label!r} does not match any pending request; pending ids: {expected}'
+        )

@@ -1,0 +1,250 @@
+"""Exceptions raised by the agent runtime.
+
+There are three families, and code that catches them should know which one it is dealing with:
+
+```
+BaseException
+├── ControlFlowSignal                 (handled by the run loop, never escapes a run)
+│   ├── ModelRetry                    ask the model to try again
+│   ├── ApprovalRequired              defer a tool call until a human approves it
+│   ├── CallDeferred                  defer a tool call to be executed outside the run
+│   ├── SkipModelRequest              use a supplied response instead of calling the model
+│   ├── SkipToolValidation            use supplied arguments instead of validating
+│   └── SkipToolExecution             use a supplied result instead of running the tool
+├── UserError                         the developer misused the API (a RuntimeError)
+└── AgentRunError                     a run failed
+    ├── UsageLimitExceeded
+    ├── UnexpectedModelBehavior
+    │   └── ToolRetriesExhausted      a tool kept failing after its retries
+    └── ModelAPIError
+        └── ModelHTTPError            a provider answered with an HTTP error status
+```
+
+Control-flow signals are `Exception` subclasses so that they travel through user code and
+`asyncio` machinery unchanged, but the run loop always catches them before they reach the caller.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .messages import ModelResponse, RetryPromptPart
+
+__all__ = (
+    'AgentRunError',
+    'ApprovalRequired',
+    'CallDeferred',
+    'ControlFlowSignal',
+    'ModelAPIError',
+    'ModelHTTPError',
+    'ModelRetry',
+    'SkipModelRequest',
+    'SkipToolExecution',
+    'SkipToolValidation',
+    'ToolRetriesExhausted',
+    'UnexpectedModelBehavior',
+    'UsageLimitExceeded',
+    'UserError',
+)
+
+
+class ControlFlowSignal(Exception):
+    """Base of the exceptions the run loop handles itself; they never escape a run."""
+
+
+class ModelRetry(ControlFlowSignal):
+    """Raised by a tool, args validator or output validator to ask the model to try again.
+
+    The message is sent back to the model in a `RetryPromptPart`.
+    """
+
+    message: str
+    """The message returned to the model."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ModelRetry) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
+        # Lets a `ModelRetry` be part of `DeferredToolResults.calls` and survive a JSON round trip.
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(
+            lambda data: cls(data['message']) if isinstance(data, dict) else data,
+            core_schema.union_schema(
+                [
+                    core_schema.is_instance_schema(cls),
+                    core_schema.typed_dict_schema(
+                        {
+                            'message': core_schema.typed_dict_field(core_schema.str_schema()),
+                            'kind': core_schema.typed_dict_field(
+                                core_schema.literal_schema(['model-retry']), required=False
+                            ),
+                        }
+                    ),
+                ]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda retry: {'message': retry.message, 'kind': 'model-retry'}
+            ),
+        )
+
+
+class ApprovalRequired(ControlFlowSignal):
+    """Raised by a tool to defer the call until a human approves it.
+
+    The call ends up in `DeferredToolRequests.approvals`; when it is approved the tool runs again with
+    `ctx.tool_call_approved=True`.
+    """
+
+    metadata: dict[str, Any] | None
+    """Metadata attached to the request, surfaced in `DeferredToolRequests.metadata`."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__('Tool call requires approval')
+
+
+class CallDeferred(ControlFlowSignal):
+    """Raised by a tool to defer the call to be executed outside the agent run.
+
+    The call ends up in `DeferredToolRequests.calls`; its result is supplied later through
+    `DeferredToolResults.calls`.
+    """
+
+    metadata: dict[str, Any] | None
+    """Metadata attached to the request, surfaced in `DeferredToolRequests.metadata`."""
+
+    def __init__(self, metadata: dict[str, Any] | None = None) -> None:
+        self.metadata = metadata
+        super().__init__('Tool call was deferred')
+
+
+class SkipModelRequest(ControlFlowSignal):
+    """Raised from `before_model_request` or `wrap_model_request` to skip the model call."""
+
+    response: ModelResponse
+    """The response to use instead of calling the model."""
+
+    def __init__(self, response: ModelResponse) -> None:
+        self.response = response
+        super().__init__('Model request skipped')
+
+
+class SkipToolValidation(ControlFlowSignal):
+    """Raised from `before_tool_validate` or `wrap_tool_validate` to skip argument validation."""
+
+    args: dict[str, Any]
+    """The already-validated arguments to use."""
+
+    def __init__(self, args: dict[str, Any]) -> None:
+        self.args = args
+        super().__init__('Tool validation skipped')
+
+
+class SkipToolExecution(ControlFlowSignal):
+    """Raised from `before_tool_execute` or `wrap_tool_execute` to skip running the tool."""
+
+    result: Any
+    """The tool result to use instead of running the tool."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        super().__init__('Tool execution skipped')
+
+
+class UserError(RuntimeError):
+    """The developer used the API incorrectly; the message says what was wrong and what to do."""
+
+    message: str
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class AgentRunError(RuntimeError):
+    """Base class for errors that fail an agent run."""
+
+    message: str
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UsageLimitExceeded(AgentRunError):
+    """A `UsageLimits` limit was (or would be) exceeded."""
+
+
+class UnexpectedModelBehavior(AgentRunError):
+    """The model behaved in a way the run cannot continue from (e.g. retries exhausted)."""
+
+    body: str | None
+    """The offending content, if any."""
+
+    def __init__(self, message: str, body: str | None = None) -> None:
+        self.body = body
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f'{self.message}, body:\n{self.body}' if self.body else self.message
+
+
+class ToolRetriesExhausted(UnexpectedModelBehavior):
+    """A tool (or the output) failed more times than its `max_retries` allows."""
+
+    tool_name: str
+    """The tool that kept failing (the output tool's name for output retries)."""
+
+    def __init__(self, tool_name: str, max_retries: int, last_error: RetryPromptPart | None = None) -> None:
+        self.tool_name = tool_name
+        self.last_error = last_error
+        detail = f': {last_error.model_response()}' if last_error is not None else ''
+        super().__init__(f'Tool {tool_name!r} exceeded max retries count of {max_retries}{detail}')
+
+
+class ModelAPIError(AgentRunError):
+    """A model provider's API failed (connection error, malformed response, ...)."""
+
+    model_name: str
+    """The model the request was sent to."""
+
+    def __init__(self, model_name: str, message: str) -> None:
+        self.model_name = model_name
+        super().__init__(message)
+
+
+class ModelHTTPError(ModelAPIError):
+    """A model provider answered with an HTTP error status (4xx or 5xx)."""
+
+    status_code: int
+    """The HTTP status code."""
+    body: object | None
+    """The decoded response body, if any."""
+    retry_after: float | None
+    """Seconds the provider asked us to wait before retrying (from `retry-after`), if given."""
+
+    def __init__(
+        self, status_code: int, model_name: str, body: object | None = None, *, retry_after: float | None = None
+    ) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.retry_after = retry_after
+        super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
+
+    @property
+    def retryable(self) -> bool:
+        """Whether retrying the same request may succeed (408, 409, 429 and 5xx)."""
+        return self.status_code in (408, 409, 429) or self.status_code >= 500
