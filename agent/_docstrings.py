@@ -82,7 +82,8 @@ _GOOGLE_HEADER = re.compile(r'^(?P<indent>[ \t]*)(?P<name>[A-Za-z][A-Za-z ]*?)[ 
 _GOOGLE_ENTRY = re.compile(r'^(?P<name>\*{0,2}[A-Za-z_]\w*)[ \t]*(?:\((?P<type>[^)]*)\))?[ \t]*:(?P<desc>.*)$')
 # A return value written as `type: description`; the type part must look like a type expression, so that a
 # sentence such as `Note that: ...` is not mangled.
-_GOOGLE_RETURN_TYPE = re.compile(r'^[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]*(?:\[[^\]]*\])?)*[ \t]*:\s+')
+_TYPE_NAME = r'[A-Za-z_][\w.]*(?:\[[^\]]*\])?'
+_GOOGLE_RETURN_TYPE = re.compile(rf'^{_TYPE_NAME}(?:[ \t]*\|[ \t]*{_TYPE_NAME})*[ \t]*:\s+')
 _NUMPY_UNDERLINE = re.compile(r'^[ \t]*-{3,}[ \t]*$')
 _SPHINX_FIELD = re.compile(r'^(?P<indent>[ \t]*):(?P<tag>[A-Za-z]+)(?P<args>[^:]*):(?P<desc>.*)$')
 _SPHINX_PARAM_TAGS = frozenset({'param', 'parameter', 'arg', 'argument', 'key', 'keyword'})
@@ -201,8 +202,15 @@ def _parse_google(lines: list[str]) -> ParsedDocstring:
         if header is None:
             continue
         section, indent, inline = header
+        # `cleandoc` can't know the indentation of the docstring's first line, so when a section header is the
+        # very first line its body has lost its relative indent: it then runs until the next header instead.
+        on_first_line = index == 1
         body: list[str] = []
-        while index < len(lines) and (not lines[index].strip() or _indent_of(lines[index]) > indent):
+        while index < len(lines) and (
+            not lines[index].strip()
+            or _indent_of(lines[index]) > indent
+            or (on_first_line and _google_header(lines[index]) is None)
+        ):
             body.append(lines[index])
             index += 1
 

@@ -12,7 +12,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Generator
 from concurrent.futures import Executor
 from typing import Any, TypeVar, cast
 
@@ -42,16 +42,18 @@ async def run_sync_in_thread(func: Callable[..., T], /, *args: Any, **kwargs: An
         Whatever `func` returns.
     """
     context = contextvars.copy_context()
-    bound = functools.partial(context.run, func, *args, **kwargs)
+
+    def run_in_context() -> T:
+        return context.run(func, *args, **kwargs)
+
     executor = _thread_executor.get()
     if executor is not None:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(executor, bound)
-    return await anyio.to_thread.run_sync(bound)
+        return await asyncio.get_running_loop().run_in_executor(executor, run_in_context)
+    return await anyio.to_thread.run_sync(run_in_context)
 
 
 @contextlib.contextmanager
-def _thread_executor_scope(executor: Executor | None) -> Iterator[None]:
+def _thread_executor_scope(executor: Executor | None) -> Generator[None]:
     token = _thread_executor.set(executor)
     try:
         yield

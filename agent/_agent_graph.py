@@ -1,0 +1,387 @@
+"""The agent graph: `UserPromptNode` -> `ModelRequestNode` -> `CallToolsNode` -> ... -> `End`.
+
+All run state lives in `GraphAgentState` (plain, serializable data). Everything that is not state
+(the agent, the model, toolsets, capabilities, the ports) lives in `GraphAgentDeps`, rebuilt whenever a
+run is (re)started. Nodes are small dataclasses holding only messages, so a run can be suspended
+between any two nodes and resumed from its state and the next node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Generic
+
+from typing_extensions import TypeVar
+
+from ._content import UserContent
+from ._deferred import DeferredToolResults
+from ._events import AgentStreamEvent
+from ._instructions import InstructionSource, SystemPromptRunner, render_instructions, resolve_settings
+from ._model_request_context import ModelRequestContext
+from ._parts import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    SystemPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from ._ports import RunPorts
+from ._run_context import PendingMessage, RunContext
+from ._tool_def import ToolDefinition
+from ._tool_manager import ToolManager
+from .exceptions import UnexpectedModelBehavior, UserError
+from .graph import End
+from .output import OutputSchema, OutputValidator
+from .result import FinalResult
+from .settings import ModelSettings
+from .usage import RunUsage, UsageLimits
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .capabilities import AbstractCapability
+    from .models import Model, ModelRequestParameters
+    from .toolsets import AbstractToolset
+
+__all__ = ('CallToolsNode', 'GraphAgentDeps', 'GraphAgentState', 'ModelRequestNode', 'UserPromptNode')
+
+DepsT = TypeVar('DepsT', default=None)
+OutputT = TypeVar('OutputT', default=str)
+
+EventSink = Callable[[AgentStreamEvent], Awaitable[None]]
+
+
+@dataclass
+class GraphAgentState:
+    """Everything a run has accumulated: plain data that can be serialized and resumed."""
+
+    message_history: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The whole conversation, including messages from earlier runs."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage so far."""
+    retries: int = 0
+    """Output retries used so far."""
+    tool_retries: dict[str, int] = field(default_factory=dict[str, int])
+    """Failures so far per tool (reset when the tool succeeds)."""
+    run_step: int = 0
+    """Model requests made in this run."""
+    run_id: str = ''
+    """The run's id."""
+    conversation_id: str = ''
+    """The conversation's id."""
+
+
+@dataclass(kw_only=True)
+class GraphAgentDeps(Generic[DepsT, OutputT]):
+    """What the nodes need besides state: the agent's configuration resolved for this run."""
+
+    agent: Agent[DepsT, OutputT]
+    user_deps: DepsT
+    prompt: str | Sequence[UserContent] | None
+    new_message_index: int
+    model: Model
+    run_model_settings: ModelSettings | None
+    usage_limits: UsageLimits
+    max_output_retries: int
+    end_strategy: str
+    output_schema: OutputSchema
+    output_validators: list[OutputValidator]
+    capability: AbstractCapability[DepsT]
+    toolset: AbstractToolset[DepsT]
+    instructions: list[InstructionSource]
+    system_prompts: list[str | SystemPromptRunner]
+    settings_layers: list[Any]
+    native_tools: list[Any]
+    ports: RunPorts
+    metadata: dict[str, Any] | None
+    pending_messages: list[PendingMessage]
+    deferred_tool_results: DeferredToolResults | None = None
+    validation_context: Any = None
+    event_sink: EventSink | None = None
+    tool_manager: ToolManager[DepsT] | None = None
+
+    def run_context(self, state: GraphAgentState, **changes: Any) -> RunContext[DepsT]:
+        """A `RunContext` over the live state (messages, usage, retries and queue are shared, not copied)."""
+        ctx = RunContext[DepsT](
+            deps=self.user_deps,
+            model=self.model,
+            usage=state.usage,
+            agent=self.agent,
+            prompt=self.prompt,
+            messages=state.message_history,
+            validation_context=self.validation_context,
+            retries=state.tool_retries,
+            run_step=state.run_step,
+            run_id=state.run_id,
+            conversation_id=state.conversation_id,
+            metadata=self.metadata,
+            pending_messages=self.pending_messages,
+            max_retries=self.max_output_retries,
+            retry=state.retries,
+        )
+        return replace(ctx, **changes) if changes else ctx
+
+    async def emit(self, event: AgentStreamEvent) -> None:
+        """Send an event to the run's event stream, if anyone is listening."""
+        if self.event_sink is not None:
+            await self.event_sink(event)
+
+
+def _stamp(message: ModelRequest | ModelResponse, state: GraphAgentState) -> None:
+    message.run_id = message.run_id or state.run_id
+    message.conversation_id = message.conversation_id or state.conversation_id
+
+
+def _merge_requests(base: ModelRequest | None, parts: Sequence[ModelRequestPart]) -> ModelRequest:
+    if base is None:
+        return ModelRequest(parts=list(parts))
+    return replace(base, parts=[*base.parts, *parts])
+
+
+def drain_pending(
+    deps: GraphAgentDeps[Any, Any], request: ModelRequest | None, *, include_idle: bool
+) -> tuple[list[ModelMessage], ModelRequest | None]:
+    """Take queued messages out of the run's queue.
+
+    Returns messages to insert before the request and the request extended with queued request parts.
+    `'asap'` messages always drain; `'when_idle'` ones only with `include_idle` (the run would end).
+    """
+    queue = deps.pending_messages
+    chosen = [m for m in queue if m.priority == 'asap']
+    if include_idle and not chosen:
+        chosen = [m for m in queue if m.priority == 'when_idle']
+    if not chosen:
+        return [], request
+    for item in chosen:
+        queue.remove(item)
+    messages = [item.message for item in chosen]
+    # A trailing request merges into the request about to be sent; earlier messages go before it.
+    before: list[ModelMessage] = []
+    if request is not None and messages and isinstance(messages[0], ModelRequest):
+        request = _merge_requests(request, messages[0].parts)
+        messages = messages[1:]
+    if messages:
+        if request is not None:
+            before = [request, *messages[:-1]]
+        else:
+            before = list(messages[:-1])
+        last = messages[-1]
+        assert isinstance(last, ModelRequest)
+        request = last
+    return before, request
+
+
+@dataclass
+class UserPromptNode(Generic[DepsT, OutputT]):
+    """Builds the first request of a run from the prompt, system prompts and any deferred tool results."""
+
+    user_prompt: str | Sequence[UserContent] | None
+    """The prompt of this run, if any."""
+
+    async def run(
+        self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
+    ) -> ModelRequestNode[DepsT, OutputT] | CallToolsNode[DepsT, OutputT]:
+        """Run the node."""
+        history = state.message_history
+        prompt_parts: list[ModelRequestPart] = []
+        if self.user_prompt is not None:
+            prompt_parts.append(UserPromptPart(self.user_prompt))
+
+        if deps.deferred_tool_results is not None:
+            prior: list[ModelRequestPart] = []
+            if history and isinstance(history[-1], ModelRequest):
+                trailing = history[-1]
+                if not all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in trailing.parts):
+                    raise UserError(
+                        'deferred_tool_results were given, but the message history does not end with the tool '
+                        'calls they answer; pass the history of the run that returned DeferredToolRequests.'
+                    )
+                history.pop()
+                prior = list(trailing.parts)
+            if not history or not isinstance(history[-1], ModelResponse) or not history[-1].tool_calls:
+                raise UserError(
+                    'deferred_tool_results were given, but the message history does not end with a model '
+                    'response containing tool calls; pass the history of the run that returned DeferredToolRequests.'
+                )
+            return CallToolsNode(history[-1], resumed_parts=[*prior, *prompt_parts])
+
+        if history and isinstance(history[-1], ModelResponse) and _unanswered_calls(history[-1]):
+            names = ', '.join(sorted({c.tool_name for c in _unanswered_calls(history[-1])}))
+            raise UserError(
+                f'The message history ends with tool calls ({names}) that have no results. '
+                'Pass deferred_tool_results with their results (or approvals) to resume the run.'
+            )
+
+        parts: list[ModelRequestPart] = []
+        if not history:
+            ctx = deps.run_context(state)
+            for prompt in deps.system_prompts:
+                if isinstance(prompt, str):
+                    parts.append(SystemPromptPart(prompt))
+                elif (part := await prompt.run(ctx)) is not None:
+                    parts.append(part)
+        else:
+            await _refresh_dynamic_system_prompts(state, deps)
+        parts.extend(prompt_parts)
+        if history and isinstance(history[-1], ModelRequest):
+            # The history ends with a request that never got an answer: send it again with the new parts.
+            request = _merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
+        else:
+            request = ModelRequest(parts=parts)
+        return ModelRequestNode(request)
+
+
+def _unanswered_calls(response: ModelResponse) -> list[ToolCallPart]:
+    return response.tool_calls
+
+
+async def _refresh_dynamic_system_prompts(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
+    runners = {p.function.__qualname__: p for p in deps.system_prompts if isinstance(p, SystemPromptRunner) and p.dynamic}
+    if not runners:
+        return
+    ctx = deps.run_context(state)
+    for message in state.message_history:
+        if not isinstance(message, ModelRequest):
+            continue
+        for index, part in enumerate(message.parts):
+            if isinstance(part, SystemPromptPart) and part.dynamic_ref in runners:
+                fresh = await runners[part.dynamic_ref].run(ctx)
+                if fresh is not None:
+                    parts = list(message.parts)
+                    parts[index] = fresh
+                    message.parts = parts
+
+
+@dataclass
+class ModelRequestNode(Generic[DepsT, OutputT]):
+    """Sends a request to the model; the response goes to a `CallToolsNode`."""
+
+    request: ModelRequest
+    """The request to send (tool results, retry prompts and/or a user prompt)."""
+
+    async def prepare(
+        self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
+    ) -> tuple[RunContext[DepsT], ModelRequestContext]:
+        """Everything before the model call: queue drain, step count, tools, instructions, settings, limits."""
+        before, request = drain_pending(deps, self.request, include_idle=False)
+        for message in before:
+            _stamp(message, state)  # pyright: ignore[reportArgumentType]
+            state.message_history.append(message)
+        assert request is not None
+        deps.usage_limits.check_before_request(state.usage)
+        state.run_step += 1
+        ctx = deps.run_context(state)
+        manager = await ToolManager.for_step(ctx, deps.toolset, deps.capability, deps.ports)
+        tool_defs = await _visible_tool_defs(ctx, deps, manager)
+        ctx.tool_definitions = {td.name: td for td in tool_defs}
+        ctx.tool_manager = manager
+        deps.tool_manager = manager
+
+        instructions = await render_instructions(deps.instructions, ctx)
+        request = replace(request, instructions=instructions)
+        _stamp(request, state)
+        state.message_history.append(request)
+
+        settings = await resolve_settings([*deps.settings_layers, deps.run_model_settings], ctx)
+        ctx.model_settings = settings
+        params = _request_parameters(deps, tool_defs, await _native_tools(deps, ctx))
+        request_context = ModelRequestContext(
+            model=deps.model,
+            messages=list(state.message_history),
+            model_settings=settings,
+            model_request_parameters=params,
+        )
+        return ctx, request_context
+
+    async def finish(
+        self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT], response: ModelResponse
+    ) -> CallToolsNode[DepsT, OutputT]:
+        """Record the response and its usage."""
+        state.usage.requests += 1
+        state.usage.incr(response.usage)
+        deps.usage_limits.check_tokens(state.usage)
+        _stamp(response, state)
+        state.message_history.append(response)
+        return CallToolsNode(response)
+
+    async def run(self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]) -> CallToolsNode[DepsT, OutputT]:
+        """Run the node (streaming the response if the run has an event stream)."""
+        ctx, request_context = await self.prepare(state, deps)
+        if deps.event_sink is not None:
+            from ._streaming import stream_model_request
+
+            response = await stream_model_request(ctx, deps, request_context)
+        else:
+            response = await deps.ports.request_model(ctx, request_context, deps.capability)
+        return await self.finish(state, deps, response)
+
+
+async def _visible_tool_defs(
+    ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
+) -> list[ToolDefinition]:
+    defs = [*manager.tool_defs, *deps.output_schema.tool_defs]
+    prepared = await deps.capability.prepare_tools(ctx, defs)
+    visible = {td.name: td for td in prepared}
+    # Tools hidden by prepare_tools can't be called this step; changed definitions are the ones in force.
+    manager.tools = {name: replace(tool, tool_def=visible[name]) for name, tool in manager.tools.items() if name in visible}
+    return list(prepared)
+
+
+async def _native_tools(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> list[Any]:
+    from ._threads import call_maybe_async
+
+    tools: list[Any] = []
+    for tool in deps.native_tools:
+        if callable(tool):
+            resolved = await call_maybe_async(tool, ctx)
+            if resolved is not None:
+                tools.append(resolved)
+        else:
+            tools.append(tool)
+    return tools
+
+
+def _request_parameters(
+    deps: GraphAgentDeps[Any, Any], tool_defs: list[ToolDefinition], native_tools: list[Any]
+) -> ModelRequestParameters:
+    from .models import ModelRequestParameters
+
+    schema = deps.output_schema
+    return ModelRequestParameters(
+        function_tools=[td for td in tool_defs if td.kind != 'output'],
+        native_tools=native_tools,
+        output_mode=schema.mode,  # pyright: ignore[reportArgumentType]
+        output_tools=[td for td in tool_defs if td.kind == 'output'],
+        allow_text_output=schema.allows_text,
+    )
+
+
+@dataclass
+class CallToolsNode(Generic[DepsT, OutputT]):
+    """Handles a model response: runs the tools it calls, or produces the final output."""
+
+    model_response: ModelResponse
+    """The response to handle."""
+    resumed_parts: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
+    """Results already known for some calls (when resuming with deferred tool results)."""
+
+    async def run(
+        self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
+    ) -> ModelRequestNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
+        """Run the node."""
+        from ._call_tools import handle_response
+
+        return await handle_response(self, state, deps)
+
+
+def check_output_retries(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], error: str) -> None:
+    """Count an output retry, raising once the budget is spent."""
+    state.retries += 1
+    if state.retries > deps.max_output_retries:
+        raise UnexpectedModelBehavior(
+            f'Exceeded maximum retries ({deps.max_output_retries}) for output validation', body=error
+        )

@@ -1,0 +1,267 @@
+"""Setting up a run: resolving the model, output, capabilities and toolsets, and wiring the run hooks.
+
+`wrap_run` must see the whole run even when the caller drives it node by node with `iter()`. So the
+run hooks execute in their own task whose innermost handler waits for the graph to finish: the
+`AgentRun` reports its end (or its error) to that task and takes the hooks' verdict as the result.
+A `wrap_run` that recovers from an error therefore works the same with `run()` and `iter()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._agent_graph import GraphAgentDeps, GraphAgentState, UserPromptNode
+from ._content import UserContent
+from ._deferred import DeferredToolResults
+from ._env import uuid7
+from ._instructions import flatten_instructions
+from ._parts import ModelMessage, ModelRequest, ModelResponse
+from ._ports import current_ports
+from ._run_context import PendingMessage, RunContext
+from .exceptions import UserError
+from .output import OutputSchema
+from .run import AgentRun, AgentRunResult
+from .settings import ModelSettings
+from .usage import RunUsage, UsageLimits
+
+if TYPE_CHECKING:
+    from .agent import Agent
+    from .capabilities import AbstractCapability
+    from .models import Model
+    from .toolsets import AbstractToolset
+
+__all__ = ('RunSetup', 'build_run')
+
+
+@dataclass(kw_only=True)
+class RunSetup:
+    """The arguments of one run."""
+
+    agent: Agent[Any, Any]
+    user_prompt: str | Sequence[UserContent] | None
+    output_type: Any
+    message_history: Sequence[ModelMessage] | None
+    deferred_tool_results: DeferredToolResults | None
+    conversation_id: str | None
+    model: Model | str | None
+    instructions: Any
+    deps: Any
+    model_settings: ModelSettings | None
+    usage_limits: UsageLimits | None
+    usage: RunUsage | None
+    metadata: dict[str, Any] | Callable[..., dict[str, Any]] | None
+    toolsets: Sequence[Any] | None
+    capabilities: Sequence[Any] | None
+    builtin_tools: Sequence[Any] | None
+    event_stream_handler: Callable[[Any, Any], Any] | None
+
+
+def _resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
+    if explicit is not None and explicit != 'new':
+        return explicit
+    if explicit is None:
+        for message in reversed(history):
+            if isinstance(message, ModelRequest | ModelResponse) and message.conversation_id:
+                return message.conversation_id
+    return uuid7()
+
+
+def _output_schema(setup: RunSetup) -> OutputSchema:
+    agent = setup.agent
+    if setup.output_type is None:
+        return agent._output_schema  # pyright: ignore[reportPrivateUsage]
+    if agent._output_validators:  # pyright: ignore[reportPrivateUsage]
+        raise UserError('A custom output_type cannot be used when the agent has output validators.')
+    return OutputSchema.build(setup.output_type)
+
+
+async def _metadata(value: Any, ctx: RunContext[Any]) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if callable(value):
+        result = value(ctx)
+        return await result if inspect.isawaitable(result) else result
+    return dict(value)
+
+
+def _toolset(
+    agent: Agent[Any, Any], capability: AbstractCapability[Any], extra: Sequence[Any] | None
+) -> AbstractToolset[Any]:
+    from .toolsets import CombinedToolset, as_toolset
+
+    parts: list[AbstractToolset[Any]] = [as_toolset(t) for t in agent.toolsets]
+    if (cap_toolset := capability.get_toolset()) is not None:
+        parts.append(as_toolset(cap_toolset))
+    parts.extend(as_toolset(t) for t in extra or [])
+    toolset: AbstractToolset[Any] = CombinedToolset(parts)
+    prepare = agent._prepare_tools  # pyright: ignore[reportPrivateUsage]
+    if prepare is not None:
+        toolset = toolset.prepared(prepare)
+    return capability.get_wrapper_toolset(toolset) or toolset
+
+
+def _capability_ids(capabilities: Sequence[AbstractCapability[Any]]) -> dict[str, AbstractCapability[Any]]:
+    ids: dict[str, AbstractCapability[Any]] = {}
+    for cap in capabilities:
+        base = getattr(cap, 'id', None) or type(cap).__name__
+        key, n = base, 1
+        while key in ids:
+            n += 1
+            key = f'{base}#{n}'
+        ids[key] = cap
+    return ids
+
+
+class _RunHooksBridge:
+    """Runs the run-level hooks in a task around a graph the caller drives (see the module docstring)."""
+
+    def __init__(self, capability: AbstractCapability[Any], ctx: RunContext[Any], run: AgentRun[Any, Any]) -> None:
+        self.capability = capability
+        self.ctx = ctx
+        self.run = run
+        self.outcome: asyncio.Future[AgentRunResult[Any]] = asyncio.get_running_loop().create_future()
+        self.task: asyncio.Task[AgentRunResult[Any]] | None = None
+
+    async def start(self) -> None:
+        from .capabilities import run_with_run_hooks
+
+        started = asyncio.Event()
+
+        async def handler() -> AgentRunResult[Any]:
+            started.set()
+            return await asyncio.shield(self.outcome)
+
+        self.task = asyncio.ensure_future(run_with_run_hooks(self.capability, self.ctx, handler))
+        waiter = asyncio.ensure_future(started.wait())
+        await asyncio.wait([waiter, self.task], return_when=asyncio.FIRST_COMPLETED)
+        waiter.cancel()
+        if self.task.done():
+            # The hooks finished without running the graph (a wrap_run that answered by itself, or an error).
+            self.run._set_result(self.task.result())  # pyright: ignore[reportPrivateUsage]
+        self.run._finish = self.finish  # pyright: ignore[reportPrivateUsage]
+
+    async def finish(
+        self, *, result: AgentRunResult[Any] | None = None, error: BaseException | None = None
+    ) -> AgentRunResult[Any]:
+        assert self.task is not None
+        if not self.outcome.done():
+            if error is not None:
+                self.outcome.set_exception(error)
+            else:
+                assert result is not None
+                self.outcome.set_result(result)
+        return await self.task
+
+    async def close(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+        if self.outcome.done() and not self.outcome.cancelled():
+            self.outcome.exception()  # mark retrieved so asyncio doesn't warn about it
+
+
+@asynccontextmanager
+async def build_run(setup: RunSetup) -> AsyncIterator[AgentRun[Any, Any]]:
+    """Set up a run and yield it, ready to be driven."""
+    from .capabilities import CombinedCapability
+
+    agent = setup.agent
+    model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
+    output_schema = _output_schema(setup)
+    history = list(setup.message_history or [])
+    state = GraphAgentState(
+        message_history=history,
+        usage=setup.usage if setup.usage is not None else RunUsage(),
+        run_id=uuid7(),
+        conversation_id=_resolve_conversation_id(setup.conversation_id, history),
+    )
+    pending: list[PendingMessage] = []
+    capability_list = [*agent.capabilities, *(setup.capabilities or [])]
+    base_ctx = RunContext[Any](
+        deps=setup.deps,
+        model=model,
+        usage=state.usage,
+        agent=agent,
+        prompt=setup.user_prompt,
+        messages=history,
+        run_id=state.run_id,
+        conversation_id=state.conversation_id,
+        pending_messages=pending,
+    )
+    capability = await CombinedCapability(capability_list).for_run(base_ctx)
+    metadata = {**(await _metadata(agent._metadata, base_ctx) or {}), **(await _metadata(setup.metadata, base_ctx) or {})}  # pyright: ignore[reportPrivateUsage]
+    toolset = _toolset(agent, capability, setup.toolsets)
+    deps = GraphAgentDeps[Any, Any](
+        agent=agent,
+        user_deps=setup.deps,
+        prompt=setup.user_prompt,
+        new_message_index=len(history),
+        model=model,
+        run_model_settings=setup.model_settings,
+        usage_limits=setup.usage_limits or UsageLimits(),
+        max_output_retries=agent._max_result_retries,  # pyright: ignore[reportPrivateUsage]
+        end_strategy=agent.end_strategy,
+        output_schema=output_schema,
+        output_validators=list(agent._output_validators),  # pyright: ignore[reportPrivateUsage]
+        capability=capability,
+        toolset=toolset,
+        instructions=[
+            *agent.instructions,
+            *flatten_instructions(capability.get_instructions()),
+            *flatten_instructions(setup.instructions),
+        ],
+        system_prompts=list(agent._system_prompts),  # pyright: ignore[reportPrivateUsage]
+        settings_layers=[model.settings, agent.model_settings, capability.get_model_settings()],
+        native_tools=[*agent._native_tools, *capability.get_builtin_tools(), *(setup.builtin_tools or [])],  # pyright: ignore[reportPrivateUsage]
+        ports=current_ports(),
+        metadata=metadata or None,
+        pending_messages=pending,
+        deferred_tool_results=setup.deferred_tool_results,
+        validation_context=agent._validation_context,  # pyright: ignore[reportPrivateUsage]
+    )
+    ctx = deps.run_context(state)
+    ctx.capabilities = _capability_ids(capability_list)
+    agent_run = AgentRun[Any, Any](state, deps, UserPromptNode(setup.user_prompt))
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(toolset)
+        pump: asyncio.Task[Any] | None = None
+        events: asyncio.Queue[Any] | None = None
+        if setup.event_stream_handler is not None:
+            events = asyncio.Queue()
+            deps.event_sink = events.put
+            pump = asyncio.ensure_future(_pump(setup.event_stream_handler, capability, ctx, events))
+        bridge = _RunHooksBridge(capability, ctx, agent_run)
+        try:
+            await bridge.start()
+            yield agent_run
+        finally:
+            await bridge.close()
+            if pump is not None and events is not None:
+                await events.put(_END_OF_EVENTS)
+                await pump
+
+
+_END_OF_EVENTS = object()
+
+
+async def _pump(
+    handler: Callable[[Any, Any], Any],
+    capability: AbstractCapability[Any],
+    ctx: RunContext[Any],
+    events: asyncio.Queue[Any],
+) -> None:
+    """Feed the run's events through `wrap_run_event_stream` into the event stream handler."""
+
+    async def raw() -> AsyncIterator[Any]:
+        while (event := await events.get()) is not _END_OF_EVENTS:
+            yield event
+
+    stream = capability.wrap_run_event_stream(ctx, stream=raw())
+    result = handler(ctx, stream)
+    if inspect.isawaitable(result):
+        await result

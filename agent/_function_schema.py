@@ -1,0 +1,404 @@
+"""Turning a Python function into a tool: a JSON schema for its parameters, a validator and a way to call it.
+
+The parameters (minus the leading `RunContext` one, if any) become the fields of a `TypedDict` built on the fly.
+Pydantic then gives us both the JSON schema the model sees and a validator that turns the model's arguments into
+a dict of Python values keyed by parameter name, ready to be passed to the function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import re
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, NotRequired, Required, cast
+
+from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter
+from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import CoreSchema, SchemaValidator, core_schema
+from typing_extensions import TypedDict, is_typeddict
+
+from ._docstrings import DocstringFormat, parse_docstring
+from ._threads import is_async_callable, run_sync_in_thread
+from .exceptions import UserError
+
+__all__ = ('FunctionSchema', 'GenerateToolJsonSchema', 'function_schema')
+
+# Pyright only understands `TypedDict(...)` with a literal dict of fields; we build the fields at runtime.
+_make_typed_dict: Callable[..., Any] = TypedDict
+
+# Used when an annotation could not be evaluated and is still a string, e.g. `RunContext[Deps]` where `Deps`
+# is only imported under `TYPE_CHECKING`.
+_RUN_CONTEXT_STRING = re.compile(r'^\s*(?:[\w.]+\.)?RunContext\s*(?:\[.*\])?\s*$', re.DOTALL)
+
+_RETURN_VALUE_KEY = 'return_value'
+
+
+@dataclass(kw_only=True)
+class FunctionSchema:
+    """Everything needed to describe a function to a model and to call it with the model's arguments."""
+
+    function: Callable[..., Any]
+    """The function itself."""
+    description: str | None
+    """The description from the function's docstring, if any."""
+    validator: SchemaValidator
+    """Validates a dict (or JSON object) of arguments into a dict of Python values keyed by parameter name."""
+    json_schema: dict[str, Any]
+    """Object JSON schema of the parameters, without the run context parameter."""
+    takes_ctx: bool
+    """Whether the function's first parameter receives the run context."""
+    is_async: bool
+    """Whether the function is async; sync functions are run in a worker thread."""
+    return_schema: dict[str, Any] | None = None
+    """JSON schema of the return annotation; non-object schemas are wrapped as `{'return_value': ...}`."""
+    positional_fields: list[str] = field(default_factory=list[str])
+    """Parameters that must be passed positionally: positional-only ones, plus all positional-or-keyword ones
+    when the function takes `*args` (otherwise they would clash with the `*args` values)."""
+    var_positional_field: str | None = None
+    """The name of the `*args` parameter; in the schema it is an array property of that name."""
+    single_arg_name: str | None = None
+    """The parameter name, if the function takes exactly one parameter and its type is object-shaped
+    (a model, dataclass or `TypedDict`). The JSON schema still nests it under that name."""
+
+    def validate_python(self, args: dict[str, Any], *, context: Any = None) -> dict[str, Any]:
+        """Validate a dict of arguments, raising `pydantic.ValidationError` if they are invalid.
+
+        Args:
+            args: The arguments, keyed by parameter name.
+            context: Passed to validators as the pydantic validation context.
+
+        Returns:
+            The validated arguments, keyed by parameter name, with defaults filled in.
+        """
+        return cast('dict[str, Any]', self.validator.validate_python(args, context=context))
+
+    def validate_json(self, args: str | bytes, *, context: Any = None) -> dict[str, Any]:
+        """Validate a JSON object of arguments, raising `pydantic.ValidationError` if it is invalid.
+
+        Models sometimes send an empty string for a tool without parameters, so that is read as `{}`.
+
+        Args:
+            args: The arguments as a JSON object.
+            context: Passed to validators as the pydantic validation context.
+
+        Returns:
+            The validated arguments, keyed by parameter name, with defaults filled in.
+        """
+        if not args.strip():
+            args = '{}'
+        return cast('dict[str, Any]', self.validator.validate_json(args, context=context))
+
+    async def call(self, args: dict[str, Any], ctx: Any) -> Any:
+        """Call the function with validated arguments.
+
+        Args:
+            args: Validated arguments, as returned by `validate_python` / `validate_json`.
+            ctx: The run context; passed as the first argument if `takes_ctx`, ignored otherwise.
+
+        Returns:
+            The function's (awaited) return value.
+        """
+        keyword = dict(args)
+        positional: list[Any] = [ctx] if self.takes_ctx else []
+        for name in self.positional_fields:
+            if name not in keyword:
+                break
+            positional.append(keyword.pop(name))
+        if self.var_positional_field is not None:
+            positional.extend(keyword.pop(self.var_positional_field, ()))
+        if self.is_async:
+            return await self.function(*positional, **keyword)
+        return await run_sync_in_thread(self.function, *positional, **keyword)
+
+
+class GenerateToolJsonSchema(GenerateJsonSchema):
+    """JSON schema generation tuned for tool parameters.
+
+    Titles are left out of the top level and of properties: models don't need them, and they add tokens.
+    `$defs` and references to them are kept as pydantic generates them.
+    """
+
+    def generate(self, schema: CoreSchema, mode: JsonSchemaMode = 'validation') -> JsonSchemaValue:
+        """Generate the JSON schema, without a top-level title."""
+        json_schema = super().generate(schema, mode=mode)
+        json_schema.pop('title', None)
+        return json_schema
+
+    def field_title_should_be_set(
+        self,
+        schema: CoreSchema
+        | core_schema.ModelField
+        | core_schema.DataclassField
+        | core_schema.TypedDictField
+        | core_schema.ComputedField,
+    ) -> bool:
+        """Never add the titles pydantic derives from field names."""
+        return False
+
+
+def function_schema(
+    function: Callable[..., Any],
+    schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
+    *,
+    takes_ctx: bool | None = None,
+    docstring_format: DocstringFormat = 'auto',
+    require_parameter_descriptions: bool = False,
+    tool_name: str | None = None,
+) -> FunctionSchema:
+    """Build the schema, validator and calling convention of a tool function.
+
+    Args:
+        function: The function (or other callable) to describe.
+        schema_generator: The JSON schema generator class to use.
+        takes_ctx: Whether the first parameter receives the run context. `None` infers it from whether the
+            first parameter is annotated as `RunContext`.
+        docstring_format: The style of the function's docstring.
+        require_parameter_descriptions: Raise `UserError` if any parameter lacks a description.
+        tool_name: The tool's name, used in error messages; defaults to the function's name.
+
+    Returns:
+        The function's schema.
+
+    Raises:
+        UserError: If the function can't be used as a tool as requested.
+    """
+    name = tool_name or _callable_name(function)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError) as e:
+        raise UserError(f'Cannot inspect the signature of tool {name!r}: {e}') from e
+    hints = _type_hints(function, signature)
+    parameters = list(signature.parameters.values())
+
+    for parameter in parameters[1:]:
+        if _is_run_context(hints[parameter.name]):
+            raise UserError(
+                f'RunContext can only be the first parameter of a tool function; '
+                f'{name!r} has it on parameter {parameter.name!r}'
+            )
+    first_is_ctx = bool(parameters) and _is_run_context(hints[parameters[0].name])
+    if takes_ctx is None:
+        takes_ctx = first_is_ctx
+    elif not takes_ctx and first_is_ctx:
+        raise UserError(
+            f'{name!r} takes a RunContext as its first parameter but was registered as not taking one; '
+            'register it with @agent.tool (or takes_ctx=True) instead of @agent.tool_plain'
+        )
+    if takes_ctx:
+        if not parameters:
+            raise UserError(f'{name!r} was registered as taking a RunContext, but it has no parameters')
+        if parameters[0].kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            raise UserError(f'The RunContext parameter of {name!r} must be an ordinary positional parameter')
+        parameters = parameters[1:]
+
+    doc = parse_docstring(
+        inspect.getdoc(_unwrap_partial(function)),
+        format=docstring_format,
+        param_names=[parameter.name for parameter in parameters],
+    )
+
+    fields: dict[str, Any] = {}
+    missing_descriptions: list[str] = []
+    positional_fields: list[str] = []
+    var_positional_field: str | None = None
+    extra_items: Any = None
+    has_var_positional = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
+    for parameter in parameters:
+        annotation = hints[parameter.name]
+        default: Any = parameter.default
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            # Extra keys of the arguments object are passed on as `**kwargs`.
+            extra_items = annotation
+            continue
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            var_positional_field = parameter.name
+            annotation = types.GenericAlias(list, (annotation,))
+            default = Field(default_factory=list)
+        elif parameter.kind is inspect.Parameter.POSITIONAL_ONLY or (
+            parameter.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD and has_var_positional
+        ):
+            positional_fields.append(parameter.name)
+
+        fields[parameter.name], has_description = _field_type(annotation, default, doc.params.get(parameter.name))
+        if not has_description:
+            missing_descriptions.append(parameter.name)
+
+    if require_parameter_descriptions and missing_descriptions:
+        raise UserError(f'Missing parameter descriptions for tool {name!r}: {", ".join(missing_descriptions)}')
+
+    if extra_items is None:
+        arguments_type = _make_typed_dict(name, fields, closed=True)
+    else:
+        arguments_type = _make_typed_dict(name, fields, extra_items=extra_items)
+    # Forward references left inside annotations (e.g. `list['Item']`) resolve in the function's module.
+    arguments_type.__module__ = getattr(_unwrap_partial(function), '__module__', __name__)
+    adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments_type)
+    validator = adapter.validator
+    if not isinstance(validator, SchemaValidator):  # pragma: no cover - only with pydantic plugins installed
+        validator = SchemaValidator(adapter.core_schema)
+
+    named = [p for p in parameters if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    single_arg_name = named[0].name if len(named) == 1 and _is_object_type(hints[named[0].name]) else None
+
+    return FunctionSchema(
+        function=function,
+        description=doc.description,
+        validator=validator,
+        json_schema=_object_schema(adapter.json_schema(schema_generator=schema_generator, mode='validation')),
+        takes_ctx=takes_ctx,
+        is_async=is_async_callable(function),
+        return_schema=_return_schema(hints.get('return', inspect.Signature.empty), schema_generator),
+        positional_fields=positional_fields,
+        var_positional_field=var_positional_field,
+        single_arg_name=single_arg_name,
+    )
+
+
+def _field_type(annotation: Any, default: Any, doc_description: str | None) -> tuple[Any, bool]:
+    """Return the `TypedDict` field type for a parameter, and whether the parameter has a description."""
+    if default is inspect.Parameter.empty:
+        info = FieldInfo.from_annotation(annotation)
+    else:
+        info = FieldInfo.from_annotated_attribute(annotation, default)
+
+    metadata: list[Any] = []
+    # An explicit `Field(description=...)` wins over the docstring.
+    if info.description is None and doc_description:
+        metadata.append(Field(description=doc_description))
+    if default is not inspect.Parameter.empty:
+        metadata.append(default if isinstance(default, FieldInfo) else Field(default=default))
+    field_type = Annotated[(annotation, *metadata)] if metadata else annotation
+    wrapped = Required[field_type] if info.is_required() else NotRequired[field_type]
+    return wrapped, bool(info.description or doc_description)
+
+
+def _object_schema(json_schema: dict[str, Any]) -> dict[str, Any]:
+    """Put the parameters schema in a predictable shape: always with `properties` and `required`."""
+    ordered: dict[str, Any] = {
+        'type': 'object',
+        'properties': json_schema.pop('properties', {}),
+        'required': json_schema.pop('required', []),
+        'additionalProperties': json_schema.pop('additionalProperties', False),
+    }
+    json_schema.pop('type', None)
+    ordered.update(json_schema)
+    return ordered
+
+
+def _return_schema(annotation: Any, schema_generator: type[GenerateJsonSchema]) -> dict[str, Any] | None:
+    if annotation in (inspect.Signature.empty, Any, None, type(None)):
+        return None
+    try:
+        json_schema = TypeAdapter[Any](annotation).json_schema(schema_generator=schema_generator, mode='serialization')
+    except PydanticUserError:
+        # A return type pydantic can't describe shouldn't stop the function from being a tool.
+        return None
+
+    defs: dict[str, Any] | None = json_schema.get('$defs')
+    target = json_schema
+    ref = json_schema.get('$ref')
+    if defs is not None and isinstance(ref, str) and ref.startswith('#/$defs/'):
+        # A top-level reference (recursive models generate one): look through it to decide the shape, and
+        # inline the definition while keeping `$defs` for the references inside it.
+        target = defs.get(ref.removeprefix('#/$defs/'), {})
+        if target.get('type') == 'object':
+            return {**{k: v for k, v in target.items() if k != 'title'}, '$defs': defs}
+    if target.get('type') == 'object':
+        return json_schema
+
+    wrapped: dict[str, Any] = {
+        'type': 'object',
+        'properties': {_RETURN_VALUE_KEY: {k: v for k, v in json_schema.items() if k != '$defs'}},
+        'required': [_RETURN_VALUE_KEY],
+    }
+    if defs is not None:
+        wrapped['$defs'] = defs
+    return wrapped
+
+
+def _type_hints(function: Callable[..., Any], signature: inspect.Signature) -> dict[str, Any]:
+    """Resolve the annotations of `function`'s parameters (and return), `Any` where there is none."""
+    target = _hints_target(function)
+    try:
+        resolved = typing.get_type_hints(target, include_extras=True)
+    except Exception:
+        # Some annotation can't be evaluated (e.g. a name only imported under TYPE_CHECKING); resolve the
+        # others one by one and leave the failures as strings for pydantic (or the RunContext check) to handle.
+        resolved = {}
+        namespace: dict[str, Any] = getattr(inspect.unwrap(target), '__globals__', {})
+        annotations = {p.name: p.annotation for p in signature.parameters.values()}
+        annotations['return'] = signature.return_annotation
+        for key, annotation in annotations.items():
+            if isinstance(annotation, str):
+                try:
+                    resolved[key] = eval(annotation, namespace)
+                except Exception:
+                    resolved[key] = annotation
+
+    hints: dict[str, Any] = {}
+    for parameter in signature.parameters.values():
+        if parameter.name in resolved:
+            hints[parameter.name] = resolved[parameter.name]
+        elif parameter.annotation is inspect.Parameter.empty:
+            hints[parameter.name] = Any
+        else:
+            hints[parameter.name] = parameter.annotation
+    if 'return' in resolved:
+        hints['return'] = resolved['return']
+    elif signature.return_annotation is not inspect.Signature.empty:
+        hints['return'] = signature.return_annotation
+    return hints
+
+
+def _hints_target(function: Callable[..., Any]) -> Any:
+    """The object whose annotations describe calling `function`."""
+    target: object = _unwrap_partial(function)
+    if inspect.isfunction(target) or inspect.ismethod(target):
+        return target
+    if isinstance(target, type):
+        return target.__init__
+    call: object = getattr(type(target), '__call__', None)  # noqa: B004 - the method itself, for its annotations
+    return call if call is not None else target
+
+
+def _unwrap_partial(function: Callable[..., Any]) -> Callable[..., Any]:
+    while isinstance(function, functools.partial):
+        function = cast('functools.partial[Any]', function).func
+    return function
+
+
+def _callable_name(function: Callable[..., Any]) -> str:
+    target = _unwrap_partial(function)
+    name = getattr(target, '__name__', None)
+    return name if isinstance(name, str) else type(target).__name__
+
+
+def _strip_annotated(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _is_run_context(annotation: Any) -> bool:
+    # Imported here because the run context module imports much of the package.
+    from ._run_context import RunContext
+
+    if isinstance(annotation, str):
+        return _RUN_CONTEXT_STRING.match(annotation) is not None
+    annotation = _strip_annotated(annotation)
+    if annotation is RunContext or typing.get_origin(annotation) is RunContext:
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, RunContext)
+
+
+def _is_object_type(annotation: Any) -> bool:
+    stripped: object = _strip_annotated(annotation)
+    if not inspect.isclass(stripped):
+        return False
+    return issubclass(stripped, BaseModel) or dataclasses.is_dataclass(stripped) or is_typeddict(stripped)

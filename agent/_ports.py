@@ -1,0 +1,100 @@
+"""The narrow interfaces through which a run reaches the outside world.
+
+The agent graph never calls a model or a tool function directly. It asks its `RunPorts` for one model
+request (with the model-request hooks around it), one tool execution (with the tool-execute hooks
+around it), or, when tool calls are deferred, for their results. In-process runs use `DirectPorts`,
+which performs the call right here. A durable workflow installs its own ports (with `use_ports`)
+that run each call as an activity, so the very same graph code runs in both places.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+from ._model_request_context import ModelRequestContext
+from ._parts import ModelResponse, ToolCallPart
+
+if TYPE_CHECKING:
+    from ._deferred import DeferredToolRequests, DeferredToolResults
+    from ._run_context import RunContext
+    from .capabilities import AbstractCapability
+    from .models import StreamedResponse
+    from .toolsets import ToolsetTool
+
+__all__ = ('DirectPorts', 'RunPorts', 'current_ports', 'use_ports')
+
+
+class RunPorts:
+    """How a run performs model requests and tool executions. Subclass to bind them elsewhere."""
+
+    async def request_model(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: AbstractCapability[Any]
+    ) -> ModelResponse:
+        """Make one model request, running the capability's model-request hooks around it."""
+        from .capabilities import run_with_model_request_hooks
+
+        async def call(rc: ModelRequestContext) -> ModelResponse:
+            return await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
+
+        return await run_with_model_request_hooks(capability, ctx, request_context, call)
+
+    def request_model_stream(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> AbstractAsyncContextManager[StreamedResponse]:
+        """Open a streamed model request (hooks are applied by the caller around the consumed stream)."""
+        return request_context.model.request_stream(
+            request_context.messages,
+            request_context.model_settings,
+            request_context.model_request_parameters,
+            run_context=ctx,
+        )
+
+    async def execute_tool(
+        self,
+        ctx: RunContext[Any],
+        call: ToolCallPart,
+        tool: ToolsetTool[Any],
+        args: dict[str, Any],
+        capability: AbstractCapability[Any],
+    ) -> Any:
+        """Execute one validated tool call, running the capability's tool-execute hooks around it."""
+        from .capabilities import run_with_tool_execute_hooks
+
+        async def execute(validated: dict[str, Any]) -> Any:
+            return await tool.toolset.call_tool(call.tool_name, validated, ctx, tool)
+
+        return await run_with_tool_execute_hooks(
+            capability, ctx, call=call, tool_def=tool.tool_def, args=args, execute=execute
+        )
+
+    async def await_deferred_results(
+        self, ctx: RunContext[Any], requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Wait for results of deferred tool calls; `None` means the run cannot wait and must end instead."""
+        return None
+
+
+class DirectPorts(RunPorts):
+    """Ports for an in-process run: every call happens right here; deferred calls end the run."""
+
+
+_ports: ContextVar[RunPorts | None] = ContextVar('agent_run_ports', default=None)
+_DIRECT = DirectPorts()
+
+
+def current_ports() -> RunPorts:
+    """The ports installed for the current context, or the in-process default."""
+    return _ports.get() or _DIRECT
+
+
+@contextmanager
+def use_ports(ports: RunPorts) -> Iterator[None]:
+    """Install `ports` for runs started in the current context."""
+    token = _ports.set(ports)
+    try:
+        yield
+    finally:
+        _ports.reset(token)

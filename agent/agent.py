@@ -1,0 +1,325 @@
+"""`Agent`: the configuration of an agent, and the entry points that run it."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Generic, Literal, overload
+
+from typing_extensions import TypeVar
+
+from ._agent_decorators import AgentDecoratorsMixin
+from ._agent_run_setup import RunSetup, build_run
+from ._content import UserContent
+from ._deferred import DeferredToolResults
+from ._events import AgentStreamEvent
+from ._instructions import InstructionSource, SystemPromptRunner, flatten_instructions
+from ._parts import ModelMessage
+from .exceptions import UserError
+from .graph import End
+from .models import Model, infer_model
+from .output import OutputSchema, OutputSpec, OutputValidator
+from .result import StreamedRunResult
+from .run import AgentRun, AgentRunResult, AgentRunResultEvent
+from .settings import ModelSettings
+from .toolsets import AbstractToolset, FunctionToolset
+from .usage import RunUsage, UsageLimits
+
+__all__ = ('Agent', 'EndStrategy')
+
+AgentDepsT = TypeVar('AgentDepsT', default=None)
+OutputDataT = TypeVar('OutputDataT', default=str)
+RunOutputT = TypeVar('RunOutputT')
+
+EndStrategy = Literal['early', 'exhaustive']
+"""What happens to other tool calls when the model produces a final result: skip them, or run them anyway."""
+
+EventStreamHandler = Callable[[Any, Any], Any]
+
+
+class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
+    """An agent: a model, instructions, tools, capabilities and an output type.
+
+    ```python
+    from agent import Agent
+
+    agent = Agent('test', instructions='Be concise.')
+    result = agent.run_sync('Hello')
+    print(result.output)
+    ```
+    """
+
+    def __init__(
+        self,
+        model: Model | str | None = None,
+        *,
+        output_type: OutputSpec = str,
+        instructions: Any = None,
+        system_prompt: str | Sequence[str] = (),
+        deps_type: type[AgentDepsT] | Any = type(None),
+        name: str | None = None,
+        model_settings: ModelSettings | Callable[..., ModelSettings] | None = None,
+        retries: int = 1,
+        output_retries: int | None = None,
+        tools: Sequence[Any] = (),
+        builtin_tools: Sequence[Any] = (),
+        native_tools: Sequence[Any] = (),
+        prepare_tools: Callable[..., Any] | None = None,
+        toolsets: Sequence[Any] | None = None,
+        defer_model_check: bool = False,
+        end_strategy: EndStrategy = 'early',
+        metadata: dict[str, Any] | Callable[..., dict[str, Any]] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+        tool_timeout: float | None = None,
+        capabilities: Sequence[Any] | None = None,
+        validation_context: Any = None,
+        instrument: Any = None,
+        history_processors: Sequence[Callable[..., Any]] | None = None,
+    ) -> None:
+        if model is None or defer_model_check or isinstance(model, Model):
+            self._model: Model | str | None = model
+        else:
+            self._model = infer_model(model)
+        self.name = name
+        self.output_type = output_type
+        self.deps_type = deps_type
+        self.model_settings = model_settings
+        self.end_strategy: EndStrategy = end_strategy
+        self.instrument = instrument
+        self._output_schema = OutputSchema.build(output_type)
+        self._max_result_retries = output_retries if output_retries is not None else retries
+        self._default_retries = retries
+        self._instructions: list[InstructionSource] = flatten_instructions(instructions)
+        self._system_prompts: list[str | SystemPromptRunner] = (
+            [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
+        )
+        self._output_validators: list[OutputValidator] = []
+        self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset(
+            tools, max_retries=retries, timeout=tool_timeout, id='<agent>'
+        )
+        self._toolsets: list[Any] = list(toolsets or [])
+        self._prepare_tools = prepare_tools
+        self._native_tools: list[Any] = [*builtin_tools, *native_tools]
+        self._metadata = metadata
+        self._event_stream_handler = event_stream_handler
+        self._validation_context = validation_context
+        self._capabilities: list[Any] = list(capabilities or [])
+        if history_processors:
+            from .capabilities import HistoryProcessor  # pyright: ignore[reportAttributeAccessIssue]
+
+            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)  # pyright: ignore[reportUnknownMemberType]
+
+    # ----- configuration -----
+
+    @property
+    def model(self) -> Model | str | None:
+        """The default model, if any."""
+        return self._model
+
+    @model.setter
+    def model(self, value: Model | str | None) -> None:
+        self._model = value
+
+    @property
+    def toolsets(self) -> list[AbstractToolset[AgentDepsT]]:
+        """The agent's toolsets: its own function tools first, then the ones passed in."""
+        return [self._function_toolset, *self._toolsets]
+
+    @property
+    def capabilities(self) -> list[Any]:
+        """The agent's capabilities."""
+        return list(self._capabilities)
+
+    @property
+    def instructions(self) -> list[InstructionSource]:
+        """The agent's instruction sources."""
+        return list(self._instructions)
+
+    # ----- running -----
+
+    @asynccontextmanager
+    async def iter(
+        self,
+        user_prompt: str | Sequence[UserContent] | None = None,
+        *,
+        output_type: OutputSpec | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        conversation_id: str | None = None,
+        model: Model | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        metadata: dict[str, Any] | Callable[..., dict[str, Any]] | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[Any] | None = None,
+        capabilities: Sequence[Any] | None = None,
+        builtin_tools: Sequence[Any] | None = None,
+        event_stream_handler: EventStreamHandler | None = None,
+    ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
+        """Start a run and drive it node by node.
+
+        ```python
+        async with agent.iter('What is 2 + 2?') as agent_run:
+            node = agent_run.next_node
+            while not isinstance(node, End):
+                node = await agent_run.next(node)
+        print(agent_run.result.output)
+        ```
+        """
+        if infer_name and self.name is None:
+            self._infer_name(inspect.currentframe())
+        setup = RunSetup(
+            agent=self,
+            user_prompt=user_prompt,
+            output_type=output_type,
+            message_history=message_history,
+            deferred_tool_results=deferred_tool_results,
+            conversation_id=conversation_id,
+            model=model,
+            instructions=instructions,
+            deps=deps,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+            usage=usage,
+            metadata=metadata,
+            toolsets=toolsets,
+            capabilities=capabilities,
+            builtin_tools=builtin_tools,
+            event_stream_handler=event_stream_handler or self._event_stream_handler,
+        )
+        async with build_run(setup) as agent_run:
+            yield agent_run
+
+    async def run(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AgentRunResult[Any]:
+        """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`."""
+        if kwargs.get('infer_name', True) and self.name is None:
+            self._infer_name(inspect.currentframe())
+        async with self.iter(user_prompt, **kwargs) as agent_run:
+            node = agent_run.next_node
+            while not isinstance(node, End):
+                node = await agent_run.next(node)
+        assert agent_run.result is not None
+        return agent_run.result
+
+    def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
+        """Run the agent synchronously (in a fresh event loop). Accepts the same keyword arguments as `iter`.
+
+        Raises:
+            UserError: when called from a running event loop (use `await agent.run(...)` there).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise UserError('run_sync() cannot be called from a running event loop; use `await agent.run(...)`.')
+        if kwargs.get('infer_name', True) and self.name is None:
+            self._infer_name(inspect.currentframe())
+        return asyncio.run(self.run(user_prompt, **kwargs))
+
+    @asynccontextmanager
+    async def run_stream_events(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]]:
+        """Run the agent and stream its events, ending with an `AgentRunResultEvent`.
+
+        ```python
+        async with agent.run_stream_events('Hello') as events:
+            async for event in events:
+                ...
+        ```
+        """
+        if kwargs.get('infer_name', True) and self.name is None:
+            self._infer_name(inspect.currentframe())
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        done = object()
+
+        async def forward(_ctx: Any, stream: Any) -> None:
+            async for event in stream:
+                await queue.put(event)
+
+        async def runner() -> None:
+            try:
+                result = await self.run(user_prompt, event_stream_handler=forward, **kwargs)
+                await queue.put(AgentRunResultEvent(result))
+            except BaseException as exc:  # handed to the consumer, who re-raises it
+                await queue.put(_Failure(exc))
+            finally:
+                await queue.put(done)
+
+        task = asyncio.create_task(runner())
+
+        async def events() -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
+            while (item := await queue.get()) is not done:
+                if isinstance(item, _Failure):
+                    raise item.error
+                yield item
+
+        try:
+            yield events()
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    @asynccontextmanager
+    async def run_stream(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> AsyncIterator[StreamedRunResult[Any]]:
+        """Run the agent, streaming the final output as it is generated.
+
+        ```python
+        async with agent.run_stream('Tell me a story') as result:
+            async for text in result.stream_text(delta=True):
+                print(text, end='')
+        ```
+        """
+        if kwargs.get('infer_name', True) and self.name is None:
+            self._infer_name(inspect.currentframe())
+        output_type = kwargs.get('output_type')
+        schema = OutputSchema.build(output_type) if output_type is not None else self._output_schema
+        async with self.run_stream_events(user_prompt, **kwargs) as events:
+            yield StreamedRunResult(events, schema)
+
+    # ----- helpers -----
+
+    def _infer_name(self, frame: Any) -> None:
+        """Take the agent's name from the variable it is assigned to in the caller's frame."""
+        if frame is None:
+            return
+        caller = frame.f_back
+        while caller is not None and caller.f_code.co_filename == __file__:
+            caller = caller.f_back
+        if caller is None:
+            return
+        for scope in (caller.f_locals, caller.f_globals):
+            for var_name, value in scope.items():
+                if value is self:
+                    self.name = var_name
+                    return
+
+    @overload
+    def _resolve_model(self, model: None) -> Model: ...
+    @overload
+    def _resolve_model(self, model: Model | str) -> Model: ...
+    def _resolve_model(self, model: Model | str | None) -> Model:
+        chosen = model if model is not None else self._model
+        if chosen is None:
+            raise UserError('No model given: pass `model=` to the run or set a model on the Agent.')
+        return infer_model(chosen)
+
+    def __repr__(self) -> str:
+        model = self._model.label if isinstance(self._model, Model) else self._model
+        return f'Agent(model={model!r}, name={self.name!r})'
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error

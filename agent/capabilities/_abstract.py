@@ -1,0 +1,312 @@
+"""`AbstractCapability`: the base class of every capability, with a pass-through default for every method.
+
+A capability contributes configuration (a toolset, native tools, instructions, model settings, a wrapper
+around the run's toolset) and hooks into five lifecycle points of a run: the run itself, each graph node,
+each model request, and the validation and execution of each tool call. Every point has the same four
+hooks: `before_*` (change the input), `wrap_*` (middleware around the operation), `after_*` (change the
+result) and `on_*_error` (observe, transform or recover from a failure). The drivers in `_dispatch` are the
+only code that runs a point; they define the order in which these hooks fire.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from collections.abc import AsyncIterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
+from weakref import WeakKeyDictionary
+
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelResponse, ToolCallPart
+from agent._run_context import RunContext
+from agent._tool import AgentDepsT
+from agent._tool_def import ToolDefinition
+
+from ._types import (
+    AgentBuiltinTool,
+    AgentInstructions,
+    AgentModelSettings,
+    AgentNode,
+    NodeResult,
+    RawToolArgs,
+    ValidatedToolArgs,
+    WrapModelRequestHandler,
+    WrapNodeRunHandler,
+    WrapRunHandler,
+    WrapToolExecuteHandler,
+    WrapToolValidateHandler,
+)
+
+if TYPE_CHECKING:
+    from agent._events import AgentStreamEvent
+    from agent.run import AgentRunResult
+    from agent.toolsets import AbstractToolset, AgentToolset
+
+    from ._prefix_tools import PrefixTools
+
+__all__ = ('HOOK_NAMES', 'AbstractCapability')
+
+HOOK_NAMES: tuple[str, ...] = (
+    'before_run',
+    'after_run',
+    'wrap_run',
+    'on_run_error',
+    'before_node_run',
+    'after_node_run',
+    'wrap_node_run',
+    'on_node_run_error',
+    'before_model_request',
+    'after_model_request',
+    'wrap_model_request',
+    'on_model_request_error',
+    'before_tool_validate',
+    'after_tool_validate',
+    'wrap_tool_validate',
+    'on_tool_validate_error',
+    'before_tool_execute',
+    'after_tool_execute',
+    'wrap_tool_execute',
+    'on_tool_execute_error',
+    'prepare_tools',
+    'wrap_run_event_stream',
+)
+"""The names of every lifecycle hook a capability can implement."""
+
+_overridden_cache: WeakKeyDictionary[type[AbstractCapability[Any]], frozenset[str]] = WeakKeyDictionary()
+
+
+class AbstractCapability(ABC, Generic[AgentDepsT]):
+    """A reusable, composable unit of agent behaviour.
+
+    Subclass it (usually as a `@dataclass`) and override only what you need: every method has a default
+    that contributes nothing and passes values through unchanged. Configuration methods are called once when
+    the agent is built, except `get_wrapper_toolset`, which is called for each run. Hooks are called during
+    runs; `for_run` gives each run its own instance when the capability keeps per-run state.
+    """
+
+    defer_loading: ClassVar[bool] = False
+    """Whether the capability stays inactive until the model loads it (with the `load_capability` tool)."""
+
+    # Configuration.
+
+    def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
+        """A toolset to register: a toolset, or a function of the `RunContext` building one per run."""
+        return None
+
+    def get_builtin_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
+        """Native (provider-executed) tools to register, or functions producing them per step."""
+        return []
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
+        """Wrap the run's assembled non-output toolset (called once per run); `None` leaves it as it is."""
+        return None
+
+    def get_instructions(self) -> AgentInstructions[AgentDepsT] | None:
+        """Instructions to add: strings, `TemplateStr`s or functions (return a function for dynamic values)."""
+        return None
+
+    def get_model_settings(self) -> AgentModelSettings[AgentDepsT] | None:
+        """Model settings to merge over earlier layers, or a function computing them for each step."""
+        return None
+
+    # Per-run instances, naming and specs.
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> Self:
+        """The instance to use for one run; return a fresh one if the capability keeps per-run state."""
+        return self
+
+    def prefix_tools(self, prefix: str) -> PrefixTools[AgentDepsT]:
+        """This capability with `prefix` added to the names of the tools it provides."""
+        from ._prefix_tools import PrefixTools
+
+        return PrefixTools(self, prefix=prefix)
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        """The name under which agent specs refer to this capability (the class name); `None` if unsupported."""
+        return cls.__name__
+
+    @classmethod
+    def from_spec(cls, *args: Any, **kwargs: Any) -> Self:
+        """Build the capability from the arguments written in an agent spec."""
+        return cls(*args, **kwargs)
+
+    @classmethod
+    def overridden_hooks(cls) -> frozenset[str]:
+        """The names of the hooks this class implements itself rather than inheriting the pass-through default.
+
+        The runtime uses this to skip hooks that would do nothing, and to decide where the others must run.
+        """
+        cached = _overridden_cache.get(cls)
+        if cached is None:
+            cached = frozenset(
+                name for name in HOOK_NAMES if getattr(cls, name) is not getattr(AbstractCapability, name)
+            )
+            _overridden_cache[cls] = cached
+        return cached
+
+    def hook_names(self) -> frozenset[str]:
+        """The hooks that do something on this instance (for composite capabilities, those of their parts)."""
+        return type(self).overridden_hooks()
+
+    # Run hooks.
+
+    async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:
+        """Called when a run starts (observe only)."""
+
+    async def after_run(self, ctx: RunContext[AgentDepsT], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        """Change the result of a successful (or recovered) run."""
+        return result
+
+    async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        """Wrap the whole run; `await handler()` runs it."""
+        return await handler()
+
+    async def on_run_error(self, ctx: RunContext[AgentDepsT], *, error: BaseException) -> AgentRunResult[Any]:
+        """Handle a failed run: raise to propagate (or transform) the error, return a result to recover."""
+        raise error
+
+    # Node hooks.
+
+    async def before_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT]
+    ) -> AgentNode[AgentDepsT]:
+        """Observe or replace a graph node before it runs."""
+        return node
+
+    async def after_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], result: NodeResult[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        """Change what a node produced (the next node or `End`)."""
+        return result
+
+    async def wrap_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], handler: WrapNodeRunHandler[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        """Wrap a graph node; `await handler(node)` runs it."""
+        return await handler(node)
+
+    async def on_node_run_error(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], error: BaseException
+    ) -> NodeResult[AgentDepsT]:
+        """Handle a failed node: raise to propagate (or transform) the error, return the next node to recover."""
+        raise error
+
+    # Model request hooks.
+
+    async def before_model_request(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        """Change the request before it is sent; raise `SkipModelRequest(response)` to skip the model call."""
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Change the model's (or a recovered) response."""
+        return response
+
+    async def wrap_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        """Wrap the model call; `await handler(request_context)` sends it."""
+        return await handler(request_context)
+
+    async def on_model_request_error(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, error: Exception
+    ) -> ModelResponse:
+        """Handle a failed model request: raise to propagate (or transform), return a response to recover."""
+        raise error
+
+    # Tool validation hooks.
+
+    async def before_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: RawToolArgs
+    ) -> RawToolArgs:
+        """Change raw arguments before validation; raise `SkipToolValidation(args)` to skip validation."""
+        return args
+
+    async def after_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        """Change validated arguments."""
+        return args
+
+    async def wrap_tool_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        handler: WrapToolValidateHandler,
+    ) -> ValidatedToolArgs:
+        """Wrap validation; `await handler(args)` validates."""
+        return await handler(args)
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        error: Exception,
+    ) -> ValidatedToolArgs:
+        """Handle failed validation: raise to propagate (or transform), return validated arguments to recover."""
+        raise error
+
+    # Tool execution hooks.
+
+    async def before_tool_execute(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        """Change arguments before the tool runs; raise `SkipToolExecution(result)` to skip running it."""
+        return args
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        result: Any,
+    ) -> Any:
+        """Change the tool's (or a recovered) result."""
+        return result
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        """Wrap execution; `await handler(args)` runs the tool."""
+        return await handler(args)
+
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        error: Exception,
+    ) -> Any:
+        """Handle a failed tool: raise to propagate (e.g. to the retry flow), return a result to recover."""
+        raise error
+
+    # Tool visibility and event streams.
+
+    async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        """Filter or change the tool definitions the model sees on this step (all kinds, output included)."""
+        return tool_defs
+
+    def wrap_run_event_stream(
+        self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        """Observe, filter or transform a run's streamed events (usually written as an async generator)."""
+        return stream

@@ -1,0 +1,399 @@
+"""`CombinedCapability`: several capabilities composed into one, following the composition rules.
+
+- Configuration merges: instructions concatenate, model settings merge (later ones override earlier ones,
+  key by key), toolsets combine, native tools collect, and toolset wrappers nest with the first outermost.
+- `before_*` hooks run in order (cap1 → cap3), each seeing the previous one's output; `after_*` hooks run in
+  reverse (cap3 → cap1); `wrap_*` hooks nest as middleware with cap1 outermost, so the first capability
+  sees the original input first and the final output last.
+- `on_*_error` hooks run in reverse, like `after_*`. Each receives the current error: raising (the same
+  or another exception) hands that exception to the next, returning a value recovers and skips the rest.
+- A `Skip*` signal raised by an inner capability's `wrap_*` becomes the result its outer neighbour's
+  handler returns, so outer middleware sees a normal result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Self, cast
+
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelResponse, ToolCallPart
+from agent._run_context import RunContext
+from agent._tool import AgentDepsT
+from agent._tool_def import ToolDefinition
+from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValidation
+from agent.settings import ModelSettings, merge_model_settings
+
+from ._abstract import AbstractCapability
+from ._types import (
+    AgentBuiltinTool,
+    AgentInstructions,
+    AgentModelSettings,
+    AgentNode,
+    NodeResult,
+    RawToolArgs,
+    ValidatedToolArgs,
+    WrapModelRequestHandler,
+    WrapNodeRunHandler,
+    WrapRunHandler,
+    WrapToolExecuteHandler,
+    WrapToolValidateHandler,
+)
+
+if TYPE_CHECKING:
+    from agent._events import AgentStreamEvent
+    from agent.run import AgentRunResult
+    from agent.toolsets import AbstractToolset, AgentToolset
+
+__all__ = ('CombinedCapability',)
+
+
+@dataclass
+class CombinedCapability(AbstractCapability[AgentDepsT]):
+    """Several capabilities acting as one; an agent composes its `capabilities` into one of these."""
+
+    capabilities: Sequence[AbstractCapability[AgentDepsT]]
+    """The capabilities, in order: the first one's hooks see inputs first and outputs last."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        return None
+
+    def hook_names(self) -> frozenset[str]:
+        """The union of the parts' hooks."""
+        return frozenset[str]().union(*(cap.hook_names() for cap in self.capabilities))
+
+    # Configuration.
+
+    def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
+        toolsets = [toolset for cap in self.capabilities if (toolset := cap.get_toolset()) is not None]
+        if not toolsets:
+            return None
+        from agent.toolsets import CombinedToolset, as_toolset
+
+        return CombinedToolset([as_toolset(toolset) for toolset in toolsets])
+
+    def get_builtin_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
+        return [tool for cap in self.capabilities for tool in cap.get_builtin_tools()]
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
+        wrapped: AbstractToolset[AgentDepsT] | None = None
+        # Innermost first, so the first capability's wrapper ends up outermost.
+        for cap in reversed(self.capabilities):
+            wrapper = cap.get_wrapper_toolset(wrapped or toolset)
+            if wrapper is not None:
+                wrapped = wrapper
+        return wrapped
+
+    def get_instructions(self) -> AgentInstructions[AgentDepsT] | None:
+        parts: list[Any] = []
+        for cap in self.capabilities:
+            instructions = cap.get_instructions()
+            if instructions is None:
+                continue
+            if isinstance(instructions, Sequence) and not isinstance(instructions, str):
+                parts.extend(cast(Sequence[Any], instructions))
+            else:
+                parts.append(instructions)
+        return parts or None
+
+    def get_model_settings(self) -> AgentModelSettings[AgentDepsT] | None:
+        layers = [settings for cap in self.capabilities if (settings := cap.get_model_settings()) is not None]
+        if not layers:
+            return None
+        static = [layer for layer in layers if not callable(layer)]
+        if len(static) == len(layers):
+            return merge_model_settings(*static)
+
+        def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings:
+            contributed = ModelSettings()
+            for layer in layers:
+                if callable(layer):
+                    # Each function sees everything resolved before it: the earlier layers outside the
+                    # capabilities (already in `ctx.model_settings`) and the capabilities before it.
+                    seen = merge_model_settings(ctx.model_settings, contributed)
+                    layer = layer(ctx.replace_with(model_settings=seen))
+                contributed = merge_model_settings(contributed, layer) or contributed
+            return contributed
+
+        return resolve
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> Self:
+        """A new combination of every part's per-run instance (always a new object)."""
+        return replace(self, capabilities=[await cap.for_run(ctx) for cap in self.capabilities])
+
+    # Run hooks.
+
+    async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:
+        for cap in self.capabilities:
+            await cap.before_run(ctx)
+
+    async def after_run(self, ctx: RunContext[AgentDepsT], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        for cap in reversed(self.capabilities):
+            result = await cap.after_run(ctx, result=result)
+        return result
+
+    async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        for cap in reversed(self.capabilities):
+            handler = _run_layer(cap, ctx, handler)
+        return await handler()
+
+    async def on_run_error(self, ctx: RunContext[AgentDepsT], *, error: BaseException) -> AgentRunResult[Any]:
+        for cap in reversed(self.capabilities):
+            try:
+                return await cap.on_run_error(ctx, error=error)
+            except Exception as raised:
+                error = raised
+        raise error
+
+    # Node hooks.
+
+    async def before_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT]
+    ) -> AgentNode[AgentDepsT]:
+        for cap in self.capabilities:
+            node = await cap.before_node_run(ctx, node=node)
+        return node
+
+    async def after_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], result: NodeResult[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        for cap in reversed(self.capabilities):
+            result = await cap.after_node_run(ctx, node=node, result=result)
+        return result
+
+    async def wrap_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], handler: WrapNodeRunHandler[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        for cap in reversed(self.capabilities):
+            handler = _node_layer(cap, ctx, handler)
+        return await handler(node)
+
+    async def on_node_run_error(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], error: BaseException
+    ) -> NodeResult[AgentDepsT]:
+        for cap in reversed(self.capabilities):
+            try:
+                return await cap.on_node_run_error(ctx, node=node, error=error)
+            except Exception as raised:
+                error = raised
+        raise error
+
+    # Model request hooks.
+
+    async def before_model_request(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        for cap in self.capabilities:
+            request_context = await cap.before_model_request(ctx, request_context)
+        return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        for cap in reversed(self.capabilities):
+            response = await cap.after_model_request(ctx, request_context=request_context, response=response)
+        return response
+
+    async def wrap_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        for index in reversed(range(len(self.capabilities))):
+            handler = _model_request_layer(self.capabilities[index], ctx, handler, absorb_skip=index > 0)
+        return await handler(request_context)
+
+    async def on_model_request_error(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, error: Exception
+    ) -> ModelResponse:
+        for cap in reversed(self.capabilities):
+            try:
+                return await cap.on_model_request_error(ctx, request_context=request_context, error=error)
+            except Exception as raised:
+                error = raised
+        raise error
+
+    # Tool validation hooks.
+
+    async def before_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: RawToolArgs
+    ) -> RawToolArgs:
+        for cap in self.capabilities:
+            args = await cap.before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        return args
+
+    async def after_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        for cap in reversed(self.capabilities):
+            args = await cap.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        return args
+
+    async def wrap_tool_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        handler: WrapToolValidateHandler,
+    ) -> ValidatedToolArgs:
+        for index in reversed(range(len(self.capabilities))):
+            cap = self.capabilities[index]
+            handler = _tool_validate_layer(cap, ctx, call, tool_def, handler, absorb_skip=index > 0)
+        return await handler(args)
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        error: Exception,
+    ) -> ValidatedToolArgs:
+        for cap in reversed(self.capabilities):
+            try:
+                return await cap.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+            except Exception as raised:
+                error = raised
+        raise error
+
+    # Tool execution hooks.
+
+    async def before_tool_execute(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        for cap in self.capabilities:
+            args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
+        return args
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        result: Any,
+    ) -> Any:
+        for cap in reversed(self.capabilities):
+            result = await cap.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
+        return result
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        for index in reversed(range(len(self.capabilities))):
+            cap = self.capabilities[index]
+            handler = _tool_execute_layer(cap, ctx, call, tool_def, handler, absorb_skip=index > 0)
+        return await handler(args)
+
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        error: Exception,
+    ) -> Any:
+        for cap in reversed(self.capabilities):
+            try:
+                return await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+            except Exception as raised:
+                error = raised
+        raise error
+
+    # Tool visibility and event streams.
+
+    async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        for cap in self.capabilities:
+            tool_defs = await cap.prepare_tools(ctx, tool_defs)
+        return tool_defs
+
+    def wrap_run_event_stream(
+        self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        for cap in reversed(self.capabilities):
+            stream = cap.wrap_run_event_stream(ctx, stream=stream)
+        return stream
+
+
+# Each `_*_layer` turns one capability's `wrap_*` hook into the handler its outer neighbour receives.
+
+
+def _run_layer(cap: AbstractCapability[Any], ctx: RunContext[Any], inner: WrapRunHandler) -> WrapRunHandler:
+    async def run() -> AgentRunResult[Any]:
+        return await cap.wrap_run(ctx, handler=inner)
+
+    return run
+
+
+def _node_layer(
+    cap: AbstractCapability[AgentDepsT], ctx: RunContext[AgentDepsT], inner: WrapNodeRunHandler[AgentDepsT]
+) -> WrapNodeRunHandler[AgentDepsT]:
+    async def run_node(node: AgentNode[AgentDepsT]) -> NodeResult[AgentDepsT]:
+        return await cap.wrap_node_run(ctx, node=node, handler=inner)
+
+    return run_node
+
+
+def _model_request_layer(
+    cap: AbstractCapability[Any], ctx: RunContext[Any], inner: WrapModelRequestHandler, *, absorb_skip: bool
+) -> WrapModelRequestHandler:
+    async def request(request_context: ModelRequestContext) -> ModelResponse:
+        try:
+            return await cap.wrap_model_request(ctx, request_context=request_context, handler=inner)
+        except SkipModelRequest as skip:
+            if not absorb_skip:
+                raise
+            return skip.response
+
+    return request
+
+
+def _tool_validate_layer(
+    cap: AbstractCapability[Any],
+    ctx: RunContext[Any],
+    call: ToolCallPart,
+    tool_def: ToolDefinition,
+    inner: WrapToolValidateHandler,
+    *,
+    absorb_skip: bool,
+) -> WrapToolValidateHandler:
+    async def validate(args: RawToolArgs) -> ValidatedToolArgs:
+        try:
+            return await cap.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=args, handler=inner)
+        except SkipToolValidation as skip:
+            if not absorb_skip:
+                raise
+            return skip.args
+
+    return validate
+
+
+def _tool_execute_layer(
+    cap: AbstractCapability[Any],
+    ctx: RunContext[Any],
+    call: ToolCallPart,
+    tool_def: ToolDefinition,
+    inner: WrapToolExecuteHandler,
+    *,
+    absorb_skip: bool,
+) -> WrapToolExecuteHandler:
+    async def execute(args: ValidatedToolArgs) -> Any:
+        try:
+            return await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=inner)
+        except SkipToolExecution as skip:
+            if not absorb_skip:
+                raise
+            return skip.result
+
+    return execute

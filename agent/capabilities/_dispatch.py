@@ -1,0 +1,145 @@
+"""Drivers that run one lifecycle point with a capability's hooks around it.
+
+The agent graph and the tool manager call only these functions, so the order in which hooks fire is decided
+in one place:
+
+```
+before_X ──→ wrap_X(handler = the real operation)
+               ├─ success ─────────────────→ after_X(result)
+               └─ failure → on_X_error(error)
+                              ├─ raises ───→ the error propagates; after_X is not called
+                              └─ returns ──→ after_X(recovered result)
+```
+
+Which exceptions count as failures: any `Exception` except the `Skip*` signal of that point, which means
+"use this value instead" (raised from `before_X` or `wrap_X`; `after_X` still runs on the value). For tool
+execution, `ApprovalRequired` and `CallDeferred` are flow too and propagate untouched; `ModelRetry` is a
+failure, so an error hook may recover from it or re-raise it into the normal retry flow. Exceptions that
+are not `Exception`s (cancellation, `KeyboardInterrupt`) always propagate without any hook seeing them.
+Errors raised by `before_X` or `after_X` themselves also propagate: error hooks handle failures of the
+operation (including `wrap_X` middleware), not of the hooks that prepare or post-process it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelResponse, ToolCallPart
+from agent._run_context import RunContext
+from agent._tool import AgentDepsT
+from agent._tool_def import ToolDefinition
+from agent.exceptions import ApprovalRequired, CallDeferred, SkipModelRequest, SkipToolExecution, SkipToolValidation
+
+from ._abstract import AbstractCapability
+from ._types import AgentNode, NodeResult, RawToolArgs, ValidatedToolArgs
+
+if TYPE_CHECKING:
+    from agent.run import AgentRunResult
+
+__all__ = (
+    'run_with_model_request_hooks',
+    'run_with_node_hooks',
+    'run_with_run_hooks',
+    'run_with_tool_execute_hooks',
+    'run_with_tool_validate_hooks',
+)
+
+
+async def run_with_run_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    run: Callable[[], Awaitable[AgentRunResult[Any]]],
+) -> AgentRunResult[Any]:
+    """Run a whole agent run with the run hooks around it (`before_run` only observes)."""
+    await cap.before_run(ctx)
+    try:
+        result = await cap.wrap_run(ctx, handler=run)
+    except Exception as error:
+        result = await cap.on_run_error(ctx, error=error)
+    return await cap.after_run(ctx, result=result)
+
+
+async def run_with_node_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    node: AgentNode[AgentDepsT],
+    run_node: Callable[[AgentNode[AgentDepsT]], Awaitable[NodeResult[AgentDepsT]]],
+) -> NodeResult[AgentDepsT]:
+    """Run one graph node with the node hooks around it; `before_node_run` may replace the node."""
+    node = await cap.before_node_run(ctx, node=node)
+    try:
+        result = await cap.wrap_node_run(ctx, node=node, handler=run_node)
+    except Exception as error:
+        result = await cap.on_node_run_error(ctx, node=node, error=error)
+    return await cap.after_node_run(ctx, node=node, result=result)
+
+
+async def run_with_model_request_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    request_context: ModelRequestContext,
+    request: Callable[[ModelRequestContext], Awaitable[ModelResponse]],
+) -> ModelResponse:
+    """Make one model request with the model request hooks around it.
+
+    `ctx.model_settings` should already hold the step's resolved settings; the hooks receive `ctx` as given.
+    """
+    try:
+        request_context = await cap.before_model_request(ctx, request_context)
+        try:
+            response = await cap.wrap_model_request(ctx, request_context=request_context, handler=request)
+        except SkipModelRequest:
+            raise
+        except Exception as error:
+            response = await cap.on_model_request_error(ctx, request_context=request_context, error=error)
+    except SkipModelRequest as skip:
+        response = skip.response
+    return await cap.after_model_request(ctx, request_context=request_context, response=response)
+
+
+async def run_with_tool_validate_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    *,
+    call: ToolCallPart,
+    tool_def: ToolDefinition,
+    args: RawToolArgs,
+    validate: Callable[[RawToolArgs], Awaitable[ValidatedToolArgs]],
+) -> ValidatedToolArgs:
+    """Validate one tool call's arguments with the tool validation hooks around it."""
+    try:
+        args = await cap.before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        try:
+            validated = await cap.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=args, handler=validate)
+        except SkipToolValidation:
+            raise
+        except Exception as error:
+            validated = await cap.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+    except SkipToolValidation as skip:
+        validated = skip.args
+    return await cap.after_tool_validate(ctx, call=call, tool_def=tool_def, args=validated)
+
+
+async def run_with_tool_execute_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    *,
+    call: ToolCallPart,
+    tool_def: ToolDefinition,
+    args: ValidatedToolArgs,
+    execute: Callable[[ValidatedToolArgs], Awaitable[Any]],
+) -> Any:
+    """Execute one tool call with the tool execution hooks around it."""
+    try:
+        args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
+        try:
+            result = await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
+        except (SkipToolExecution, ApprovalRequired, CallDeferred):
+            raise
+        except Exception as error:
+            result = await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+    except SkipToolExecution as skip:
+        result = skip.result
+    return await cap.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)

@@ -1,0 +1,39 @@
+"""`PrepareTools`: a `ToolsPrepareFunc` as a capability, filtering or changing tool definitions per step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent._run_context import RunContext
+from agent._threads import call_maybe_async
+from agent._tool import AgentDepsT, ToolsPrepareFunc
+from agent._tool_def import ToolDefinition
+
+from ._abstract import AbstractCapability
+
+__all__ = ('PrepareTools',)
+
+
+@dataclass
+class PrepareTools(AbstractCapability[AgentDepsT]):
+    """Runs a function over the step's tool definitions before the model sees them.
+
+    ```python
+    async def hide_dangerous(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        return [td for td in tool_defs if not td.name.startswith('delete_')]
+
+    agent = Agent('openai:gpt-5.2', capabilities=[PrepareTools(hide_dangerous)])
+    ```
+    """
+
+    prepare_func: ToolsPrepareFunc[AgentDepsT]
+    """The function (sync or async); returning `None` leaves the definitions unchanged."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        # Takes a function, which an agent spec cannot express.
+        return None
+
+    async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
+        return tool_defs if prepared is None else prepared

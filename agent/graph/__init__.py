@@ -1,0 +1,20 @@
+"""Graph primitives used by the agent graph (`End`, the value a node returns to stop the run)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic
+
+from typing_extensions import TypeVar
+
+__all__ = ('End',)
+
+RunEndT = TypeVar('RunEndT', default=None, covariant=True)
+
+
+@dataclass
+class End(Generic[RunEndT]):
+    """Returned by a node to end the graph run with `data` as its result."""
+
+    data: RunEndT
+    """The run's result (for the agent graph, a `FinalResult`)."""

@@ -1,0 +1,75 @@
+"""The model interface: how an agent sends a conversation to a language model and gets a response back.
+
+An agent reaches a model only through `Model.request` / `Model.request_stream`, exchanging plain data
+(`ModelMessage`s, `ModelSettings`, `ModelRequestParameters`, `ModelResponse`), so the call can be moved into
+a durable activity without changing the agent.
+
+`TestModel` (`agent.models.test`) and `FunctionModel` (`agent.models.function`) are fake models for tests.
+Tests can forbid real model requests with `ALLOW_MODEL_REQUESTS = False` (network models call
+`check_allow_model_requests()` before sending anything):
+
+```python
+from agent import models
+
+models.ALLOW_MODEL_REQUESTS = False
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from contextlib import contextmanager
+
+from ._infer import KnownModelName, infer_model, register_model_provider
+from ._model import Model
+from ._parts_manager import ModelResponsePartsManager
+from ._request_parameters import (
+    ModelProfile,
+    ModelRequestParameters,
+    OutputMode,
+    OutputObjectDefinition,
+    StructuredOutputMode,
+)
+from ._streamed import StreamedResponse
+
+__all__ = (
+    'ALLOW_MODEL_REQUESTS',
+    'KnownModelName',
+    'Model',
+    'ModelProfile',
+    'ModelRequestParameters',
+    'ModelResponsePartsManager',
+    'OutputMode',
+    'OutputObjectDefinition',
+    'StreamedResponse',
+    'StructuredOutputMode',
+    'check_allow_model_requests',
+    'infer_model',
+    'override_allow_model_requests',
+    'register_model_provider',
+)
+
+ALLOW_MODEL_REQUESTS = True
+"""Whether models that reach a provider may send requests; set to `False` in tests to catch accidental calls."""
+
+
+def check_allow_model_requests() -> None:
+    """Raise if model requests are disabled; network models call this before every request.
+
+    Raises:
+        RuntimeError: if `ALLOW_MODEL_REQUESTS` is `False`.
+    """
+    if not ALLOW_MODEL_REQUESTS:
+        raise RuntimeError('Model requests are not allowed, since ALLOW_MODEL_REQUESTS is False')
+
+
+@contextmanager
+def override_allow_model_requests(allow: bool) -> Generator[None]:
+    """Set `ALLOW_MODEL_REQUESTS` for the duration of a `with` block."""
+    global ALLOW_MODEL_REQUESTS
+    previous = ALLOW_MODEL_REQUESTS
+    ALLOW_MODEL_REQUESTS = allow  # pyright: ignore[reportConstantRedefinition]
+    try:
+        yield
+    finally:
+        ALLOW_MODEL_REQUESTS = previous  # pyright: ignore[reportConstantRedefinition]

@@ -1,0 +1,87 @@
+"""`WrapperModel`: a model that delegates to another, the base for models that add behaviour around one."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from agent._parts import ModelMessage, ModelResponse
+from agent._run_context import RunContext
+from agent.settings import ModelSettings
+
+from . import KnownModelName, Model, ModelProfile, ModelRequestParameters, StreamedResponse, infer_model
+
+__all__ = ('WrapperModel',)
+
+
+class WrapperModel(Model):
+    """Delegates requests and properties to `wrapped`; subclasses override what they want to change."""
+
+    def __init__(self, wrapped: Model | KnownModelName) -> None:
+        """Wrap a model.
+
+        Args:
+            wrapped: The model, or a model name resolved with `infer_model`.
+        """
+        super().__init__()
+        self.wrapped: Model = infer_model(wrapped)
+        """The model requests are delegated to."""
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Send the request to the wrapped model."""
+        return await self.wrapped.request(messages, model_settings, model_request_parameters)
+
+    @asynccontextmanager
+    async def request_stream(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+        run_context: RunContext[Any] | None = None,
+    ) -> AsyncGenerator[StreamedResponse]:
+        """Stream the response of the wrapped model."""
+        async with self.wrapped.request_stream(
+            messages, model_settings, model_request_parameters, run_context
+        ) as response:
+            yield response
+
+    def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
+        """The wrapped model's customization."""
+        return self.wrapped.customize_request_parameters(model_request_parameters)
+
+    def prepare_request(
+        self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
+    ) -> tuple[ModelSettings | None, ModelRequestParameters]:
+        """The wrapped model's preparation."""
+        return self.wrapped.prepare_request(model_settings, model_request_parameters)
+
+    @property
+    def model_name(self) -> str:
+        """The wrapped model's name."""
+        return self.wrapped.model_name
+
+    @property
+    def system(self) -> str:
+        """The wrapped model's provider."""
+        return self.wrapped.system
+
+    @property
+    def settings(self) -> ModelSettings | None:
+        """The wrapped model's default settings."""
+        return self.wrapped.settings
+
+    @property
+    def profile(self) -> ModelProfile:
+        """The wrapped model's profile."""
+        return self.wrapped.profile
+
+    @property
+    def base_url(self) -> str | None:
+        """The wrapped model's base URL."""
+        return self.wrapped.base_url

@@ -1,0 +1,221 @@
+"""A run in progress (`AgentRun`), its result (`AgentRunResult`) and the event that carries it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Generic, Literal
+
+from typing_extensions import TypeVar
+
+from ._agent_graph import (
+    CallToolsNode,
+    GraphAgentDeps,
+    GraphAgentState,
+    ModelRequestNode,
+    UserPromptNode,
+    drain_pending,
+)
+from ._deferred import DeferredToolRequests
+from ._parts import ModelMessage, ModelRequest, ToolReturnPart
+from ._run_context import RunContext
+from .graph import End
+from .messages import ModelMessagesTypeAdapter
+from .result import FinalResult
+from .usage import RunUsage
+
+__all__ = ('AgentNodeT', 'AgentRun', 'AgentRunResult', 'AgentRunResultEvent')
+
+DepsT = TypeVar('DepsT', default=None)
+OutputT = TypeVar('OutputT', default=str)
+
+AgentNodeT = UserPromptNode[Any, Any] | ModelRequestNode[Any, Any] | CallToolsNode[Any, Any]
+
+
+@dataclass
+class AgentRunResult(Generic[OutputT]):
+    """The result of a finished run: its output, messages and usage."""
+
+    output: OutputT
+    """The run's output."""
+    _: KW_ONLY
+    _output_tool_name: str | None = field(default=None, repr=False)
+    _state: GraphAgentState = field(default_factory=GraphAgentState, repr=False)
+    _new_message_index: int = field(default=0, repr=False)
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """Every message of the conversation, including the history the run started from."""
+        messages = list(self._state.message_history)
+        if output_tool_return_content is not None:
+            messages = self._replace_output_return(messages, output_tool_return_content)
+        return messages
+
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The messages produced by this run."""
+        return self.all_messages(output_tool_return_content=output_tool_return_content)[self._new_message_index :]
+
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
+
+    def usage(self) -> RunUsage:
+        """Usage of the run."""
+        return self._state.usage
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self._state.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The conversation's id."""
+        return self._state.conversation_id
+
+    def _replace_output_return(self, messages: list[ModelMessage], content: str) -> list[ModelMessage]:
+        if not self._output_tool_name or not messages or not isinstance(messages[-1], ModelRequest):
+            return messages
+        last = messages[-1]
+        parts = [
+            ToolReturnPart(p.tool_name, content, p.tool_call_id)
+            if isinstance(p, ToolReturnPart) and p.tool_name == self._output_tool_name
+            else p
+            for p in last.parts
+        ]
+        return [*messages[:-1], ModelRequest(parts=parts, instructions=last.instructions, run_id=last.run_id)]
+
+
+@dataclass(repr=False)
+class AgentRunResultEvent(Generic[OutputT]):
+    """The last event of a streamed run: the run's result."""
+
+    result: AgentRunResult[OutputT]
+    """The result."""
+    _: KW_ONLY
+    event_kind: Literal['agent_run_result'] = 'agent_run_result'
+
+    def __repr__(self) -> str:
+        return f'AgentRunResultEvent(result={self.result!r})'
+
+
+class AgentRun(Generic[DepsT, OutputT]):
+    """A run in progress, driven node by node.
+
+    `await agent_run.next(node)` runs one node with the capabilities' node hooks around it.
+    `async for node in agent_run` runs the graph's own iteration, without node hooks.
+    """
+
+    def __init__(
+        self,
+        state: GraphAgentState,
+        deps: GraphAgentDeps[DepsT, OutputT],
+        first_node: AgentNodeT,
+    ) -> None:
+        self._state = state
+        self._deps = deps
+        self._next_node: AgentNodeT | End[FinalResult[OutputT]] = first_node
+        self._result: AgentRunResult[OutputT] | None = None
+        # Set by the run-hooks bridge: called when the graph ends or fails, returns the final result.
+        self._finish: Any = None
+
+    @property
+    def ctx(self) -> RunContext[DepsT]:
+        """The current run context."""
+        return self._deps.run_context(self._state)
+
+    @property
+    def state(self) -> GraphAgentState:
+        """The run's state (plain data)."""
+        return self._state
+
+    @property
+    def next_node(self) -> AgentNodeT | End[FinalResult[OutputT]]:
+        """The node that runs next, or `End` once the run is over."""
+        return self._next_node
+
+    @property
+    def result(self) -> AgentRunResult[OutputT] | None:
+        """The result, once the run has ended."""
+        return self._result
+
+    def all_messages(self) -> list[ModelMessage]:
+        """All messages so far."""
+        return list(self._state.message_history)
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages produced by this run so far."""
+        return self.all_messages()[self._deps.new_message_index :]
+
+    def usage(self) -> RunUsage:
+        """Usage so far."""
+        return self._state.usage
+
+    async def next(self, node: AgentNodeT) -> AgentNodeT | End[FinalResult[OutputT]]:
+        """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`)."""
+        from .capabilities import run_with_node_hooks
+
+        async def run_node(n: Any) -> Any:
+            return await self._run_node(n)
+
+        return await self._step(lambda: run_with_node_hooks(self._deps.capability, self.ctx, node, run_node))
+
+    def __aiter__(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
+        yield self._next_node
+        while not isinstance(self._next_node, End):
+            node = self._next_node
+            yield await self._step(lambda: self._run_node(node))
+
+    async def _step(self, produce: Any) -> AgentNodeT | End[FinalResult[OutputT]]:
+        if isinstance(self._next_node, End):
+            return self._next_node
+        try:
+            result = await produce()
+        except Exception as error:
+            if self._finish is None:
+                raise
+            # The run hooks may recover from the error with a result of their own.
+            self._set_result(await self._finish(error=error))
+            return self._next_node
+        self._next_node = result
+        if isinstance(result, End):
+            final: FinalResult[OutputT] = result.data  # pyright: ignore[reportUnknownMemberType]
+            run_result = AgentRunResult(
+                final.output,
+                _output_tool_name=final.tool_name,
+                _state=self._state,
+                _new_message_index=self._deps.new_message_index,
+            )
+            self._set_result(await self._finish(result=run_result) if self._finish is not None else run_result)
+        return self._next_node
+
+    def _set_result(self, result: AgentRunResult[OutputT]) -> None:
+        self._result = result
+        self._next_node = End(FinalResult(result.output, result._output_tool_name))  # pyright: ignore[reportPrivateUsage]
+
+    async def _run_node(self, node: Any) -> Any:
+        if isinstance(node, End):
+            return node
+        result = await node.run(self._state, self._deps)
+        return self._redirect_if_pending(result)
+
+    def _redirect_if_pending(self, result: Any) -> Any:
+        """When the run would end but messages are queued, send them to the model instead of ending."""
+        if not isinstance(result, End) or not self._deps.pending_messages:
+            return result
+        final: FinalResult[Any] = result.data  # pyright: ignore[reportUnknownMemberType]
+        if isinstance(final.output, DeferredToolRequests):
+            return result
+        history = self._state.message_history
+        trailing = history.pop() if history and isinstance(history[-1], ModelRequest) else None
+        before, request = drain_pending(self._deps, trailing, include_idle=True)
+        history.extend(before)
+        if request is None:
+            return result
+        return ModelRequestNode(request)

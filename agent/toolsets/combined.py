@@ -1,0 +1,106 @@
+"""`CombinedToolset`: the tools of several toolsets offered together."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field, replace
+from typing import Any, Self
+
+from agent._run_context import RunContext
+from agent._tool import AgentDepsT
+from agent.exceptions import UserError
+
+from .abstract import AbstractToolset, ToolsetTool
+
+__all__ = ('CombinedToolset',)
+
+
+@dataclass
+class CombinedToolset(AbstractToolset[AgentDepsT]):
+    """Offers the tools of several toolsets together; tool names must not clash.
+
+    The tools keep the `toolset` their own toolset gave them, since combining adds no behaviour of its own.
+    `call_tool` on the combination routes a call by tool name to the toolset that offered it, which is what a
+    wrapper around the combination relies on.
+    """
+
+    toolsets: Sequence[AbstractToolset[AgentDepsT]]
+    """The toolsets to combine."""
+
+    _owners: dict[str, AbstractToolset[AgentDepsT]] = field(
+        default_factory=dict[str, AbstractToolset[AgentDepsT]], init=False, repr=False, compare=False
+    )
+    _enter_lock: asyncio.Lock = field(default_factory=asyncio.Lock, init=False, repr=False, compare=False)
+    _entered_count: int = field(default=0, init=False, repr=False, compare=False)
+    _exit_stack: AsyncExitStack | None = field(default=None, init=False, repr=False, compare=False)
+
+    async def __aenter__(self) -> Self:
+        """Enter every toolset; nested entries are counted and only the first one enters them."""
+        async with self._enter_lock:
+            if self._entered_count == 0:
+                async with AsyncExitStack() as stack:
+                    for toolset in self.toolsets:
+                        await stack.enter_async_context(toolset)
+                    # Keep them entered past this block; they are exited when the last entry is exited.
+                    self._exit_stack = stack.pop_all()
+            self._entered_count += 1
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        """Exit every toolset when the outermost entry is exited."""
+        async with self._enter_lock:
+            self._entered_count -= 1
+            if self._entered_count == 0 and self._exit_stack is not None:
+                stack, self._exit_stack = self._exit_stack, None
+                return await stack.__aexit__(*args)
+        return None
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The tools of all the toolsets.
+
+        Raises:
+            UserError: If two toolsets offer a tool with the same name.
+        """
+        results = await asyncio.gather(*(toolset.get_tools(ctx) for toolset in self.toolsets))
+        tools: dict[str, ToolsetTool[AgentDepsT]] = {}
+        owners: dict[str, AbstractToolset[AgentDepsT]] = {}
+        for toolset, toolset_tools in zip(self.toolsets, results, strict=True):
+            for name, tool in toolset_tools.items():
+                existing = owners.get(name)
+                if existing is not None:
+                    raise UserError(
+                        f'{toolset.label} defines a tool whose name conflicts with existing tool from '
+                        f'{existing.label}: {name!r}. {toolset.tool_name_conflict_hint}'
+                    )
+                owners[name] = toolset
+                tools[name] = tool
+        self._owners.update(owners)
+        return tools
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
+    ) -> Any:
+        """Call the tool on the toolset that offered it.
+
+        Raises:
+            UserError: If no toolset offers a tool with this name.
+        """
+        owner = self._owners.get(name)
+        if owner is None:
+            # Not listed by this instance yet (e.g. a fresh copy in another process): list the tools first.
+            await self.get_tools(ctx)
+            owner = self._owners.get(name)
+            if owner is None:
+                raise UserError(f'Unknown tool {name!r}: none of the toolsets in {self.label} offers it')
+        return await owner.call_tool(name, tool_args, ctx, tool)
+
+    def apply(self, visitor: Callable[[AbstractToolset[AgentDepsT]], None]) -> None:
+        for toolset in self.toolsets:
+            toolset.apply(visitor)
+
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[AgentDepsT]], AbstractToolset[AgentDepsT]]
+    ) -> AbstractToolset[AgentDepsT]:
+        return replace(self, toolsets=[toolset.visit_and_replace(visitor) for toolset in self.toolsets])

@@ -1,0 +1,67 @@
+"""`WrapperToolset`: the base for toolsets that change how another toolset's tools look or run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Self
+
+from agent._run_context import RunContext
+from agent._tool import AgentDepsT
+
+from .abstract import AbstractToolset, ToolsetTool
+
+__all__ = ('WrapperToolset',)
+
+
+@dataclass
+class WrapperToolset(AbstractToolset[AgentDepsT]):
+    """Delegates everything to a wrapped toolset; subclass it and override what should differ.
+
+    The tools it returns name the wrapper as their `toolset`, so their calls go through the wrapper's
+    `call_tool`, which by default hands the call on to the wrapped toolset unchanged.
+    """
+
+    wrapped: AbstractToolset[AgentDepsT]
+    """The toolset being wrapped."""
+
+    @property
+    def id(self) -> str | None:
+        """The wrapped toolset's id."""
+        return self.wrapped.id
+
+    @property
+    def label(self) -> str:
+        """The wrapped toolset's label."""
+        return self.wrapped.label
+
+    @property
+    def tool_name_conflict_hint(self) -> str:
+        """The wrapped toolset's hint."""
+        return self.wrapped.tool_name_conflict_hint
+
+    async def __aenter__(self) -> Self:
+        await self.wrapped.__aenter__()
+        return self
+
+    async def __aexit__(self, *args: Any) -> bool | None:
+        return await self.wrapped.__aexit__(*args)
+
+    async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
+        """The wrapped toolset's tools, routed through this wrapper."""
+        tools = await self.wrapped.get_tools(ctx)
+        return {name: replace(tool, toolset=self) for name, tool in tools.items()}
+
+    async def call_tool(
+        self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]
+    ) -> Any:
+        """Hand the call on to the wrapped toolset."""
+        return await self.wrapped.call_tool(name, tool_args, ctx, tool)
+
+    def apply(self, visitor: Callable[[AbstractToolset[AgentDepsT]], None]) -> None:
+        self.wrapped.apply(visitor)
+
+    def visit_and_replace(
+        self, visitor: Callable[[AbstractToolset[AgentDepsT]], AbstractToolset[AgentDepsT]]
+    ) -> AbstractToolset[AgentDepsT]:
+        return replace(self, wrapped=self.wrapped.visit_and_replace(visitor))

@@ -1,0 +1,157 @@
+import pytest
+
+from agent._docstrings import ParsedDocstring, parse_docstring
+
+GOOGLE = """Fetch rows from the table.
+
+    Rows are returned in primary key order.
+
+    Args:
+        table: The table name.
+        limit (int, optional): At most this many rows;
+            zero means no limit.
+        *columns: Columns to select.
+        **filters: Equality filters.
+
+    Returns:
+        list[dict]: The rows.
+
+    Raises:
+        KeyError: If the table doesn't exist.
+    """
+
+NUMPY = """Fetch rows from the table.
+
+    Rows are returned in primary key order.
+
+    Parameters
+    ----------
+    table : str
+        The table name.
+    limit : int, optional
+        At most this many rows;
+        zero means no limit.
+    x, y : float
+        Coordinates.
+    *columns
+        Columns to select.
+
+    Returns
+    -------
+    list of dict
+        The rows.
+    """
+
+SPHINX = """Fetch rows from the table.
+
+    Rows are returned in primary key order.
+
+    :param table: The table name.
+    :type table: str
+    :param int limit: At most this many rows;
+        zero means no limit.
+    :param *columns: Columns to select.
+    :returns: The rows.
+    :rtype: list[dict]
+    """
+
+
+def test_google_sections_are_parsed():
+    assert parse_docstring(GOOGLE, format='google') == ParsedDocstring(
+        description='Fetch rows from the table.\n\nRows are returned in primary key order.',
+        params={
+            'table': 'The table name.',
+            'limit': 'At most this many rows;\nzero means no limit.',
+            'columns': 'Columns to select.',
+            'filters': 'Equality filters.',
+        },
+        returns='The rows.',
+    )
+
+
+def test_numpy_sections_are_parsed():
+    assert parse_docstring(NUMPY, format='numpy') == ParsedDocstring(
+        description='Fetch rows from the table.\n\nRows are returned in primary key order.',
+        params={
+            'table': 'The table name.',
+            'limit': 'At most this many rows;\nzero means no limit.',
+            'x': 'Coordinates.',
+            'y': 'Coordinates.',
+            'columns': 'Columns to select.',
+        },
+        returns='The rows.',
+    )
+
+
+def test_sphinx_fields_are_parsed():
+    assert parse_docstring(SPHINX, format='sphinx') == ParsedDocstring(
+        description='Fetch rows from the table.\n\nRows are returned in primary key order.',
+        params={
+            'table': 'The table name.',
+            'limit': 'At most this many rows;\nzero means no limit.',
+            'columns': 'Columns to select.',
+        },
+        returns='The rows.',
+    )
+
+
+@pytest.mark.parametrize('doc', [GOOGLE, NUMPY, SPHINX])
+def test_auto_detection_picks_the_right_style(doc: str):
+    parsed = parse_docstring(doc)
+    assert parsed == parse_docstring(doc, format='numpy' if doc is NUMPY else 'sphinx' if doc is SPHINX else 'google')
+    assert parsed.params['table'] == 'The table name.'
+
+
+def test_missing_or_blank_docstrings_give_nothing():
+    assert parse_docstring(None) == ParsedDocstring(description=None)
+    assert parse_docstring('   \n  ') == ParsedDocstring(description=None)
+
+
+def test_a_docstring_with_only_sections_has_no_description():
+    parsed = parse_docstring('Args:\n    a: The a.\n')
+    assert parsed.description is None
+    assert parsed.params == {'a': 'The a.'}
+
+
+def test_a_summary_only_docstring_is_all_description():
+    assert parse_docstring('  Just a summary.  ') == ParsedDocstring(description='Just a summary.')
+
+
+def test_sentences_that_start_with_a_section_word_stay_in_the_description():
+    parsed = parse_docstring('Do it.\n\nNote: this is inline.\nExample: also inline.')
+    assert parsed.description == 'Do it.\n\nNote: this is inline.\nExample: also inline.'
+
+
+def test_google_returns_on_the_header_line_and_without_a_type():
+    assert parse_docstring('Sum.\n\nReturns: the total.').returns == 'the total.'
+    assert parse_docstring('Sum.\n\nReturns:\n    The total\n    of all.').returns == 'The total\nof all.'
+    assert parse_docstring('Sum.\n\nReturns:\n    int | None: The total.').returns == 'The total.'
+
+
+def test_google_description_may_start_on_the_next_line():
+    parsed = parse_docstring('Do it.\n\nArgs:\n    a:\n        The a,\n        indented.\n')
+    assert parsed.params == {'a': 'The a,\nindented.'}
+
+
+def test_other_sections_end_the_description_without_adding_params():
+    parsed = parse_docstring('Do it.\n\nExamples:\n    >>> do_it(a=1)\n\nArgs:\n    a: The a.\n')
+    assert parsed.description == 'Do it.'
+    assert parsed.params == {'a': 'The a.'}
+
+
+def test_numpy_returns_fall_back_to_the_type_line():
+    parsed = parse_docstring('Sum.\n\nReturns\n-------\nint\n')
+    assert parsed.returns == 'int'
+
+
+def test_sphinx_text_after_the_field_list_is_not_part_of_a_field():
+    parsed = parse_docstring('Do it.\n\n:param a: The a.\n\nTrailing paragraph.\n')
+    assert parsed.params == {'a': 'The a.'}
+
+
+def test_param_names_steer_auto_detection_to_the_style_that_documents_them():
+    # The underlined `Returns` makes this look like NumPy style, but the parameters are in Google style.
+    doc = 'Do it.\n\nArgs:\n    a: The a.\n\nReturns\n-------\nint\n'
+    assert parse_docstring(doc).params == {}
+    assert parse_docstring(doc, param_names=['a']).params == {'a': 'The a.'}
+    assert parse_docstring(doc, param_names=['b']).params == {}
