@@ -201,6 +201,7 @@ class UserPromptNode(Generic[DepsT, OutputT]):
                         'calls they answer; pass the history of the run that returned DeferredToolRequests.'
                     )
                 history.pop()
+                deps.new_message_index = min(deps.new_message_index, len(history))
                 prior = list(trailing.parts)
             if not history or not isinstance(history[-1], ModelResponse) or not history[-1].tool_calls:
                 raise UserError(
@@ -230,6 +231,7 @@ class UserPromptNode(Generic[DepsT, OutputT]):
         if history and isinstance(history[-1], ModelRequest):
             # The history ends with a request that never got an answer: send it again with the new parts.
             request = _merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
+            deps.new_message_index = min(deps.new_message_index, len(history))
         else:
             request = ModelRequest(parts=parts)
         return ModelRequestNode(request)

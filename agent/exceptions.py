@@ -142,12 +142,17 @@ class SkipModelRequest(ControlFlowSignal):
 class SkipToolValidation(ControlFlowSignal):
     """Raised from `before_tool_validate` or `wrap_tool_validate` to skip argument validation."""
 
-    args: dict[str, Any]
-    """The already-validated arguments to use."""
-
     def __init__(self, args: dict[str, Any]) -> None:
-        self.args = args
         super().__init__('Tool validation skipped')
+        self._validated_args = args
+
+    @property
+    def args(self) -> dict[str, Any]:  # pyright: ignore[reportIncompatibleVariableOverride]
+        """The already-validated arguments to use.
+
+        (`BaseException.args` would turn a dict into a tuple, so the arguments are kept separately.)
+        """
+        return self._validated_args
 
 
 class SkipToolExecution(ControlFlowSignal):

@@ -157,14 +157,14 @@ async def test_sync_prepare_function_is_supported():
 
 
 async def test_prepare_can_change_the_definition():
-    def describe(ctx: RunContext[str], tool_def: ToolDefinition) -> ToolDefinition:
+    def describe(ctx: RunContext[int], tool_def: ToolDefinition) -> ToolDefinition:
         return ToolDefinition(name=tool_def.name, description=f'Answers for {ctx.deps}.')
 
     tool = Tool(hitchhiker, prepare=describe)
 
-    prepared = await tool.prepare_tool_def(make_ctx(deps='Arthur'))
+    prepared = await tool.prepare_tool_def(make_ctx(deps=42))
     assert prepared is not None
-    assert prepared.description == 'Answers for Arthur.'
+    assert prepared.description == 'Answers for 42.'
 
 
 async def test_tool_requiring_approval_is_unapproved_until_the_call_is_approved():
@@ -173,7 +173,8 @@ async def test_tool_requiring_approval_is_unapproved_until_the_call_is_approved(
     unapproved = await tool.prepare_tool_def(make_ctx())
     approved = await tool.prepare_tool_def(make_ctx(tool_call_approved=True))
 
-    assert unapproved is not None and approved is not None
+    assert unapproved is not None
+    assert approved is not None
     assert (unapproved.kind, unapproved.defer) == ('unapproved', True)
     assert (approved.kind, approved.defer) == ('function', False)
 

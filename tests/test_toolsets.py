@@ -32,7 +32,9 @@ def make_ctx(deps: Any = None, **changes: Any) -> RunContext[Any]:
     return RunContext(deps=deps, model=cast(Any, object()), usage=RunUsage(), **changes)
 
 
-async def call(toolset: AbstractToolset[Any], name: str, args: dict[str, Any], ctx: RunContext[Any] | None = None) -> Any:
+async def call(
+    toolset: AbstractToolset[Any], name: str, args: dict[str, Any], ctx: RunContext[Any] | None = None
+) -> Any:
     """Call a tool the way the run loop does: list the tools, then call through the tool's own toolset."""
     ctx = ctx or make_ctx()
     tool = (await toolset.get_tools(ctx))[name]
@@ -157,7 +159,7 @@ async def test_toolset_defaults_apply_where_the_tool_leaves_them_unset():
     assert default_def.metadata == {'kind': 'toolset', 'team': 'core'}
     assert own_def.metadata == {'kind': 'own', 'team': 'core', 'extra': 1}
     assert all(d.sequential and d.defer_loading and d.kind == 'unapproved' for d in (default_def, own_def))
-    assert own.max_retries == 5 and own.metadata == {'kind': 'own', 'extra': 1}, 'the given Tool is not changed'
+    assert (own.max_retries, own.metadata) == (5, {'kind': 'own', 'extra': 1}), 'the given Tool is not changed'
 
 
 def test_explicit_decorator_options_win_over_toolset_defaults():
@@ -300,7 +302,11 @@ async def test_wrapper_enters_and_exits_the_wrapped_toolset():
 
 async def test_combined_toolset_merges_tools_and_routes_calls():
     strings = FunctionToolset[Any]()
-    strings.add_function(lambda s: s.upper(), name='upper')
+
+    @strings.tool_plain
+    def upper(s: str) -> str:
+        return s.upper()
+
     combined = CombinedToolset([math_toolset(), strings])
 
     tools = await combined.get_tools(make_ctx())

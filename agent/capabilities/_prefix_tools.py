@@ -35,9 +35,9 @@ class PrefixTools(WrapperCapability[AgentDepsT]):
         toolset = self.wrapped.get_toolset()
         if toolset is None:
             return None
-        from agent.toolsets import PrefixedToolset, as_toolset
+        from agent.toolsets import as_toolset
 
-        return PrefixedToolset(as_toolset(toolset), prefix=self.prefix)
+        return as_toolset(toolset).prefixed(self.prefix)
 
     @classmethod
     def from_spec(cls, capability: AbstractCapability[AgentDepsT], prefix: str) -> PrefixTools[AgentDepsT]:

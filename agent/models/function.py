@@ -172,10 +172,11 @@ class FunctionModel(Model):
         """Stream the fragments `stream_function` yields.
 
         Raises:
-            UserError: if the model was created with only a `function`.
+            NotImplementedError: if the model was created with only a `function`; streamed runs then fall
+                back to a plain request and emit the whole response as events.
         """
         if self.stream_function is None:
-            raise UserError('This FunctionModel has only a `function`: use `run` (a non-streamed request)')
+            raise NotImplementedError('This FunctionModel has only a `function`, so it cannot stream')
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         fragments = self.stream_function(messages, _agent_info(messages, settings, params))
         yield FunctionStreamedResponse(params, fragments, messages=messages, model_name=self.model_name)

@@ -71,8 +71,10 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
 
     @property
     def id(self) -> str | None:
-        """A stable identifier, needed when tool calls must be routed to this toolset by name, as in durable
-        execution; `None` if the toolset has none."""
+        """A stable identifier of the toolset, or `None`.
+
+        Durable execution needs it to find the same toolset again in another process.
+        """
         return None
 
     @property

@@ -262,7 +262,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             defer_loading=self.defer_loading if defer_loading is None else defer_loading,
             include_return_schema=include_return_schema,
         )
-        self.add_tool(tool)
+        self._register(self._with_defaults(tool, flags=False))
 
     def add_tool(self, tool: Tool[AgentDepsT]) -> None:
         """Add a `Tool`; settings it leaves unset take the toolset's defaults (the tool itself is not changed).
@@ -273,12 +273,19 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         Raises:
             UserError: If a tool with the same name exists.
         """
+        self._register(self._with_defaults(tool, flags=True))
+
+    def _register(self, tool: Tool[AgentDepsT]) -> None:
         if tool.name in self.tools:
             raise UserError(f'Tool name conflicts with existing tool: {tool.name!r} is already in {self.label}')
-        self.tools[tool.name] = self._with_defaults(tool)
+        self.tools[tool.name] = tool
 
-    def _with_defaults(self, tool: Tool[AgentDepsT]) -> Tool[AgentDepsT]:
-        """The tool with the toolset's defaults filled in, as a copy if anything changes."""
+    def _with_defaults(self, tool: Tool[AgentDepsT], *, flags: bool) -> Tool[AgentDepsT]:
+        """The tool with the toolset's defaults filled in, as a copy if anything changes.
+
+        A flag left `False` can't be told apart from one set to `False`, so flags are only filled in (`flags=True`)
+        for `Tool` objects; `add_function` resolves them itself from its `None` defaults.
+        """
         changes: dict[str, Any] = {}
         if tool.max_retries is None:
             changes['max_retries'] = self.max_retries
@@ -288,7 +295,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             changes['strict'] = self.strict
         if tool.include_return_schema is None and self.include_return_schema is not None:
             changes['include_return_schema'] = self.include_return_schema
-        for flag in ('sequential', 'requires_approval', 'defer_loading'):
+        for flag in ('sequential', 'requires_approval', 'defer_loading') if flags else ():
             if getattr(self, flag) and not getattr(tool, flag):
                 changes[flag] = True
         if self.metadata:

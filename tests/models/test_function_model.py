@@ -92,7 +92,7 @@ async def test_request_without_a_function_suggests_streaming():
 async def test_streaming_without_a_stream_function_raises_on_entering_the_stream():
     model = FunctionModel(lambda messages, info: ModelResponse(parts=[]))
 
-    with pytest.raises(UserError, match='only a `function`'):
+    with pytest.raises(NotImplementedError, match='only a `function`'):
         async with model.request_stream(PROMPT, None, ModelRequestParameters()):
             pass
 

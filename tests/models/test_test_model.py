@@ -5,7 +5,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -46,7 +46,7 @@ from agent.models.wrapper import WrapperModel
 # ----- argument generation -----
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     RED = 'red'
     GREEN = 'green'
 
@@ -322,9 +322,8 @@ async def test_streamed_tool_calls_are_whole_parts_each_ended_when_the_next_star
 
     kinds = [(type(e).__name__, getattr(e, 'index', None)) for e in events]
     assert kinds == [('PartStartEvent', 0), ('PartEndEvent', 0), ('PartStartEvent', 1), ('PartEndEvent', 1)]
-    assert isinstance(events[1], PartEndEvent) and events[1].next_part_kind == 'tool-call'
-    assert isinstance(events[2], PartStartEvent) and events[2].previous_part_kind == 'tool-call'
-    assert isinstance(events[3], PartEndEvent) and events[3].next_part_kind is None
+    assert [getattr(e, 'next_part_kind', None) for e in events] == [None, 'tool-call', None, None]
+    assert [getattr(e, 'previous_part_kind', None) for e in events] == [None, None, 'tool-call', None]
     assert [p.tool_name for p in stream.get().parts if isinstance(p, ToolCallPart)] == ['weather', 'time']
 
 
@@ -420,14 +419,15 @@ def test_infer_model_returns_models_as_is_and_resolves_test_names():
 
 
 def test_infer_model_rejects_unknown_providers_naming_them():
-    with pytest.raises(UserError, match="Unknown model provider 'nosuch' in 'nosuch:model-1'. Known providers: .*test"):
+    expected = r"Unknown model provider 'nosuch' in 'nosuch:model-1'\. Known providers: .*test"
+    with pytest.raises(UserError, match=expected):
         infer_model('nosuch:model-1')
 
 
 def test_infer_model_treats_a_known_provider_without_its_module_as_unknown(monkeypatch: pytest.MonkeyPatch):
     from agent.models import _infer
 
-    monkeypatch.setitem(_infer._PROVIDER_MODULES, 'ghost', 'agent.models.ghost_provider')  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setitem(_infer._PROVIDER_MODULES, 'ghost', 'agent.models.ghost_provider')
 
     with pytest.raises(UserError, match="Unknown model provider 'ghost'"):
         infer_model('ghost:x')
@@ -441,7 +441,7 @@ def test_infer_model_explains_the_provider_prefix_format():
 def test_registered_providers_build_models_from_the_name(monkeypatch: pytest.MonkeyPatch):
     from agent.models import _infer
 
-    monkeypatch.setattr(_infer, '_factories', dict(_infer._factories))  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(_infer, '_factories', dict(_infer._factories))
     register_model_provider('acme', lambda name: TestModel(model_name=f'acme-{name}'))
 
     assert infer_model('acme:large').model_name == 'acme-large'
@@ -456,20 +456,21 @@ async def test_wrapper_model_delegates_requests_and_properties():
         streamed = [event async for event in stream]
 
     assert response.text == 'wrapped'
-    assert isinstance(streamed[-1], PartEndEvent) and streamed[-1].part == TextPart('wrapped')
+    assert streamed[-1] == PartEndEvent(0, TextPart('wrapped'))
     assert (wrapper.label, wrapper.profile.supports_thinking) == ('test:test', True)
     assert isinstance(WrapperModel('test').wrapped, TestModel)
 
 
 def test_model_requests_can_be_disallowed_for_a_block():
-    check_allow_model_requests()
+    with override_allow_model_requests(True):
+        check_allow_model_requests()
 
-    with override_allow_model_requests(False):
-        assert models.ALLOW_MODEL_REQUESTS is False
-        with pytest.raises(RuntimeError, match='ALLOW_MODEL_REQUESTS is False'):
-            check_allow_model_requests()
+        with override_allow_model_requests(False):
+            assert models.ALLOW_MODEL_REQUESTS is False
+            with pytest.raises(RuntimeError, match='ALLOW_MODEL_REQUESTS is False'):
+                check_allow_model_requests()
 
-    assert models.ALLOW_MODEL_REQUESTS is True
+        assert models.ALLOW_MODEL_REQUESTS is True
 
 
 async def test_a_new_user_prompt_after_an_earlier_exchange_calls_the_tools_afresh():
