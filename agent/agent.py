@@ -16,7 +16,8 @@ from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, flatten_instructions
-from ._parts import ModelMessage
+from ._parts import ModelMessage, SystemPromptPart
+from ._run_context import RunContext
 from .exceptions import UserError
 from .graph import End
 from .models import Model, infer_model
@@ -287,6 +288,24 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         schema = OutputSchema.build(output_type) if output_type is not None else self._output_schema
         async with self.run_stream_events(user_prompt, **kwargs) as events:
             yield StreamedRunResult(events, schema)
+
+    def system_prompt_parts(self, deps: AgentDepsT = None, *, model: Model | str | None = None) -> list[SystemPromptPart]:
+        """Evaluate the agent's system prompts outside a run (e.g. to show or store them).
+
+        The `RunContext` they receive is not backed by a run, so `ctx.enqueue` raises there.
+        """
+        resolved = self._resolve_model(model) if (model or self._model) is not None else None
+        ctx = RunContext[AgentDepsT](deps=deps, model=resolved, usage=RunUsage(), agent=self)  # pyright: ignore[reportArgumentType]
+        return asyncio.run(self._system_prompt_parts(ctx))
+
+    async def _system_prompt_parts(self, ctx: RunContext[AgentDepsT]) -> list[SystemPromptPart]:
+        parts: list[SystemPromptPart] = []
+        for prompt in self._system_prompts:
+            if isinstance(prompt, str):
+                parts.append(SystemPromptPart(prompt))
+            elif (part := await prompt.run(ctx)) is not None:
+                parts.append(part)
+        return parts
 
     # ----- helpers -----
 

@@ -1,0 +1,132 @@
+"""`RunContext.enqueue`: messages injected into a running conversation, `'asap'` or `'when_idle'`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent import Agent, ModelRequestContext, RunContext, UserError
+from agent.capabilities import AbstractCapability
+from agent.messages import (
+    ImageUrl,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
+from agent.models.function import AgentInfo, FunctionModel
+from agent.usage import RunUsage
+
+
+def describe(message: ModelMessage) -> list[str]:
+    return [f'{part.part_kind}:{getattr(part, "content", "")}' for part in message.parts]
+
+
+def recording_model(requests: list[list[str]]) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        requests.append(describe(messages[-1]))
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('note', {})])
+        return ModelResponse(parts=[TextPart(f'answer after {len(requests)} requests')])
+
+    return FunctionModel(respond)
+
+
+def test_asap_messages_join_the_next_request_and_when_idle_ones_redirect_the_ending_run() -> None:
+    requests: list[list[str]] = []
+    agent = Agent(recording_model(requests))
+
+    @agent.tool
+    def note(ctx: RunContext[None]) -> str:
+        ctx.enqueue('check the weather too', priority='when_idle')
+        ctx.enqueue('urgent: be brief', SystemPromptPart('stay polite'))
+        return 'noted'
+
+    result = agent.run_sync('hi')
+    assert requests == [
+        ['user-prompt:hi'],
+        ['tool-return:noted', 'user-prompt:urgent: be brief', 'system-prompt:stay polite'],
+        ['user-prompt:check the weather too'],
+    ]
+    assert result.output == 'answer after 3 requests'
+
+
+def test_adjacent_user_content_is_gathered_into_one_prompt_part() -> None:
+    requests: list[list[str]] = []
+    agent = Agent(recording_model(requests))
+    image = ImageUrl('https://example.com/cat.png')
+
+    @agent.tool
+    def note(ctx: RunContext[None]) -> str:
+        ctx.enqueue('look at', image, 'this')
+        return 'noted'
+
+    result = agent.run_sync('hi')
+    second_request = result.all_messages()[2]
+    assert isinstance(second_request, ModelRequest)
+    prompt = second_request.parts[1]
+    assert isinstance(prompt, UserPromptPart)
+    assert prompt.content == ['look at', image, 'this']
+
+
+def test_asap_message_enqueued_at_the_end_redirects_the_run() -> None:
+    requests: list[list[str]] = []
+
+    class FollowUp(AbstractCapability[Any]):
+        fired = False
+
+        async def after_model_request(
+            self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+        ) -> ModelResponse:
+            if not FollowUp.fired and response.text:
+                FollowUp.fired = True
+                ctx.enqueue('one more thing')
+            return response
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        requests.append(describe(messages[-1]))
+        return ModelResponse(parts=[TextPart(f'reply {len(requests)}')])
+
+    result = Agent(FunctionModel(respond), capabilities=[FollowUp()]).run_sync('hello')
+    assert requests == [['user-prompt:hello'], ['user-prompt:one more thing']]
+    assert result.output == 'reply 2'
+
+
+def test_enqueue_with_a_complete_response_must_end_in_a_request() -> None:
+    agent = Agent(recording_model([]))
+
+    @agent.tool
+    def note(ctx: RunContext[None]) -> str:
+        ctx.enqueue(ModelResponse(parts=[TextPart('pretend I said this')]))
+        return 'noted'
+
+    with pytest.raises(UserError, match='must end in a request'):
+        agent.run_sync('hi')
+
+
+def test_enqueue_outside_a_run_raises_user_error() -> None:
+    ctx = RunContext[None](deps=None, model=None, usage=RunUsage())  # type: ignore[arg-type]
+    ctx.enqueue()  # no content: a no-op even without a queue
+    with pytest.raises(UserError, match='needs a running agent'):
+        ctx.enqueue('hello')
+
+
+def test_system_prompt_parts_context_cannot_enqueue() -> None:
+    agent = Agent('test')
+    errors: list[str] = []
+
+    @agent.system_prompt
+    def prompt(ctx: RunContext[None]) -> str:
+        try:
+            ctx.enqueue('x')
+        except UserError as exc:
+            errors.append(str(exc))
+        return 'You are helpful.'
+
+    parts = agent.system_prompt_parts()
+    assert [p.content for p in parts] == ['You are helpful.']
+    assert len(errors) == 1
