@@ -17,6 +17,7 @@ from ._content import (
 )
 from ._events import AgentStreamEvent
 from ._model_request_context import ModelRequestContext
+from ._spec import AgentSpec
 from ._template import TemplateStr
 from .agent import Agent, EndStrategy
 from .exceptions import (
@@ -53,6 +54,7 @@ __all__ = (
     'AgentRunError',
     'AgentRunResult',
     'AgentRunResultEvent',
+    'AgentSpec',
     'AgentStreamEvent',
     'ApprovalRequired',
     'AudioUrl',

@@ -6,8 +6,10 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, Generic, Literal, overload
 
+import pydantic
 from typing_extensions import TypeVar
 
 from ._agent_decorators import AgentDecoratorsMixin
@@ -17,6 +19,7 @@ from ._deferred import DeferredToolResults
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, flatten_instructions
 from ._parts import ModelMessage, SystemPromptPart
+from ._spec import AgentSpec, build_capabilities, load_spec_file
 from ._run_context import RunContext
 from .exceptions import UserError
 from .graph import End
@@ -137,6 +140,53 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     def instructions(self) -> list[InstructionSource]:
         """The agent's instruction sources."""
         return list(self._instructions)
+
+    # ----- specs -----
+
+    @classmethod
+    def from_spec(
+        cls,
+        spec: AgentSpec | dict[str, Any],
+        *,
+        custom_capability_types: Sequence[type[Any]] = (),
+        **overrides: Any,
+    ) -> Agent[Any, Any]:
+        """Build an agent from an `AgentSpec` (or its dict form).
+
+        Keyword `overrides` are passed to the `Agent` constructor and win over the spec (use them for
+        what a spec cannot express: `deps_type`, `output_type`, `tools`, `toolsets`, more `capabilities`).
+
+        Raises:
+            UserError: for an invalid spec, an unknown capability or bad capability arguments.
+        """
+        if not isinstance(spec, AgentSpec):
+            try:
+                spec = AgentSpec.model_validate(spec)
+            except pydantic.ValidationError as exc:
+                raise UserError(f'Invalid agent spec: {exc}') from exc
+        capabilities = build_capabilities(spec.capabilities, custom_capability_types)
+        kwargs: dict[str, Any] = {
+            'name': spec.name,
+            'instructions': spec.instructions,
+            'system_prompt': spec.system_prompt or (),
+            'model_settings': spec.model_settings,
+            'retries': spec.retries,
+            'output_retries': spec.output_retries,
+            'end_strategy': spec.end_strategy,
+            'tool_timeout': spec.tool_timeout,
+            'metadata': spec.metadata,
+        }
+        extra_capabilities = list(overrides.pop('capabilities', None) or [])
+        model = overrides.pop('model', spec.model)
+        kwargs.update(overrides)
+        return cls(model, capabilities=[*capabilities, *extra_capabilities], **kwargs)
+
+    @classmethod
+    def from_file(
+        cls, path: str | Path, *, custom_capability_types: Sequence[type[Any]] = (), **overrides: Any
+    ) -> Agent[Any, Any]:
+        """Build an agent from a JSON or YAML spec file (see `from_spec`)."""
+        return cls.from_spec(load_spec_file(path), custom_capability_types=custom_capability_types, **overrides)
 
     # ----- running -----
 

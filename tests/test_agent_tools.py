@@ -76,10 +76,6 @@ async def let_other_tasks_run(rounds: int = 5) -> None:
 
 async def test_context_tool_sees_deps_call_id_retry_and_run_step():
     seen: list[tuple[Any, ...]] = []
-    agent = Agent(
-        scripted(text('warming up'), call('lookup', {'key': 'colour'}, 'call-42'), text('done')),
-        deps_type=str,
-    )
     agent = Agent(scripted(call('lookup', {'key': 'colour'}, 'call-42'), text('done')), deps_type=str)
 
     @agent.tool
