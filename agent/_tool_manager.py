@@ -159,11 +159,15 @@ class ToolManager(Generic[DepsT]):
             if timeout is None:
                 result = await self.ports.execute_tool(ctx, call, tool, args, self.capability)
             else:
-                async with asyncio.timeout(timeout):
-                    result = await self.ports.execute_tool(ctx, call, tool, args, self.capability)
+                deadline = asyncio.timeout(timeout)
+                try:
+                    async with deadline:
+                        result = await self.ports.execute_tool(ctx, call, tool, args, self.capability)
+                except TimeoutError as exc:
+                    if not deadline.expired():
+                        raise  # the tool's own TimeoutError, not our deadline
+                    raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
         except ModelRetry as exc:
             raise self._retry(call, tool, exc.message) from exc
-        except TimeoutError as exc:
-            raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
         self.ctx.retries.pop(call.tool_name, None)
         return result

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
@@ -81,12 +81,12 @@ class AgentRunResult(Generic[OutputT]):
             return messages
         last = messages[-1]
         parts = [
-            ToolReturnPart(p.tool_name, content, p.tool_call_id)
+            replace(p, content=content)
             if isinstance(p, ToolReturnPart) and p.tool_name == self._output_tool_name
             else p
             for p in last.parts
         ]
-        return [*messages[:-1], ModelRequest(parts=parts, instructions=last.instructions, run_id=last.run_id)]
+        return [*messages[:-1], replace(last, parts=parts)]
 
 
 @dataclass(repr=False)
