@@ -39,7 +39,9 @@ class AgentDecoratorsMixin(Generic[AgentDepsT]):
         `strict`, `sequential`, `requires_approval`, `metadata`, `timeout`, `defer_loading`,
         `include_return_schema`).
         """
-        return self._function_toolset.tool(func, **kwargs) if func is not None else self._function_toolset.tool(**kwargs)
+        return (
+            self._function_toolset.tool(func, **kwargs) if func is not None else self._function_toolset.tool(**kwargs)
+        )
 
     @overload
     def tool_plain(self, func: FuncT, /) -> FuncT: ...

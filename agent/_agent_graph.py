@@ -242,7 +242,9 @@ def _unanswered_calls(response: ModelResponse) -> list[ToolCallPart]:
 
 
 async def _refresh_dynamic_system_prompts(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
-    runners = {p.function.__qualname__: p for p in deps.system_prompts if isinstance(p, SystemPromptRunner) and p.dynamic}
+    runners = {
+        p.function.__qualname__: p for p in deps.system_prompts if isinstance(p, SystemPromptRunner) and p.dynamic
+    }
     if not runners:
         return
     ctx = deps.run_context(state)
@@ -329,7 +331,9 @@ async def _visible_tool_defs(
     prepared = await deps.capability.prepare_tools(ctx, defs)
     visible = {td.name: td for td in prepared}
     # Tools hidden by prepare_tools can't be called this step; changed definitions are the ones in force.
-    manager.tools = {name: replace(tool, tool_def=visible[name]) for name, tool in manager.tools.items() if name in visible}
+    manager.tools = {
+        name: replace(tool, tool_def=visible[name]) for name, tool in manager.tools.items() if name in visible
+    }
     return list(prepared)
 
 

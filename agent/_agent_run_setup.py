@@ -194,7 +194,10 @@ async def build_run(setup: RunSetup) -> AsyncIterator[AgentRun[Any, Any]]:
         pending_messages=pending,
     )
     capability = await CombinedCapability(capability_list).for_run(base_ctx)
-    metadata = {**(await _metadata(agent._metadata, base_ctx) or {}), **(await _metadata(setup.metadata, base_ctx) or {})}  # pyright: ignore[reportPrivateUsage]
+    metadata = {
+        **(await _metadata(agent._metadata, base_ctx) or {}),
+        **(await _metadata(setup.metadata, base_ctx) or {}),
+    }  # pyright: ignore[reportPrivateUsage]
     toolset = _toolset(agent, capability, setup.toolsets)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,

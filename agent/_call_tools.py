@@ -85,7 +85,9 @@ async def handle_response(
         deps.deferred_tool_results = None
 
     pending = [c for c in calls if c.tool_call_id not in step.parts]
-    final = await _handle_output_calls([c for c in pending if c.tool_name in deps.output_schema.tools], step, state, deps)
+    final = await _handle_output_calls(
+        [c for c in pending if c.tool_name in deps.output_schema.tools], step, state, deps
+    )
     function_calls = [c for c in pending if c.tool_name not in deps.output_schema.tools]
     if final is not None and deps.end_strategy == 'early':
         for call in function_calls:
@@ -100,9 +102,7 @@ async def handle_response(
             return _end_with_deferred(requests, step, calls, state, deps)
         waiting = step.deferred_calls + step.approvals
         step.deferred_calls, step.approvals, step.metadata = [], [], {}
-        await _run_function_calls(
-            waiting, results.to_tool_call_results(), results.metadata, manager, step, state, deps
-        )
+        await _run_function_calls(waiting, results.to_tool_call_results(), results.metadata, manager, step, state, deps)
 
     parts = step.ordered_parts(calls)
     if final is not None:

@@ -15,13 +15,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 __all__ = ('RunEnvironment', 'new_id', 'now_utc', 'use_environment', 'uuid7')
 
 
 def _system_now() -> datetime:
-    return datetime.now(tz=timezone.utc)
+    return datetime.now(tz=UTC)
 
 
 def _system_random_bits(n_bits: int) -> int:

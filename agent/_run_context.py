@@ -147,9 +147,7 @@ class RunContext(Generic[RunContextAgentDepsT]):
     """Internal: the run's queue of messages to inject; use `enqueue` to add to it."""
     tool_manager: Any = None
     """The tool manager for the current run step (not available inside durable activities)."""
-    capabilities: dict[str, AbstractCapability[RunContextAgentDepsT]] = field(
-        default_factory=lambda: {}, repr=False
-    )
+    capabilities: dict[str, AbstractCapability[RunContextAgentDepsT]] = field(default_factory=lambda: {}, repr=False)
     """All capabilities registered for the current run, keyed by id."""
     loaded_capability_ids: set[str] = field(default_factory=set[str])
     """IDs of deferred capabilities the model has explicitly loaded."""
@@ -168,7 +166,9 @@ class RunContext(Generic[RunContextAgentDepsT]):
     @property
     def available_capability_ids(self) -> set[str]:
         """IDs of the capabilities whose contributions are live: non-deferred ones plus loaded ones."""
-        always = {cap_id for cap_id, cap in self.capabilities.items() if getattr(cap, 'defer_loading', False) is not True}
+        always = {
+            cap_id for cap_id, cap in self.capabilities.items() if getattr(cap, 'defer_loading', False) is not True
+        }
         return always | self.loaded_capability_ids
 
     @property

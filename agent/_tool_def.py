@@ -93,7 +93,8 @@ class ToolDefinition:
     defer_loading: bool = False
     """Whether the tool is hidden from the model until something surfaces it (tool search)."""
     unless_native: Annotated[
-        str | None, pydantic.Field(validation_alias=pydantic.AliasChoices('unless_native', 'prefer_native', 'prefer_builtin'))
+        str | None,
+        pydantic.Field(validation_alias=pydantic.AliasChoices('unless_native', 'prefer_native', 'prefer_builtin')),
     ] = None
     """If set, the tool is dropped from the request when the model supports the named native tool."""
     with_native: str | None = None
@@ -126,6 +127,7 @@ class ToolDefinition:
         shown = [
             f'{name}={getattr(self, name)!r}'
             for name, f in defaults.items()
-            if name in ('name', 'kind') or getattr(self, name) != (f.default_factory() if callable(f.default_factory) else f.default)  # pyright: ignore[reportUnknownMemberType]
+            if name in ('name', 'kind')
+            or getattr(self, name) != (f.default_factory() if callable(f.default_factory) else f.default)  # pyright: ignore[reportUnknownMemberType]
         ]
         return f'ToolDefinition({", ".join(shown)})'

@@ -19,8 +19,8 @@ from ._deferred import DeferredToolResults
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, flatten_instructions
 from ._parts import ModelMessage, SystemPromptPart
-from ._spec import AgentSpec, build_capabilities, load_spec_file
 from ._run_context import RunContext
+from ._spec import AgentSpec, build_capabilities, load_spec_file
 from .exceptions import UserError
 from .graph import End
 from .models import Model, infer_model
@@ -246,9 +246,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         async with build_run(setup) as agent_run:
             yield agent_run
 
-    async def run(
-        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AgentRunResult[Any]:
+    async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`."""
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
@@ -339,7 +337,9 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         async with self.run_stream_events(user_prompt, **kwargs) as events:
             yield StreamedRunResult(events, schema)
 
-    def system_prompt_parts(self, deps: AgentDepsT = None, *, model: Model | str | None = None) -> list[SystemPromptPart]:
+    def system_prompt_parts(
+        self, deps: AgentDepsT = None, *, model: Model | str | None = None
+    ) -> list[SystemPromptPart]:
         """Evaluate the agent's system prompts outside a run (e.g. to show or store them).
 
         The `RunContext` they receive is not backed by a run, so `ctx.enqueue` raises there.

@@ -67,7 +67,10 @@ class StreamedRunResult(Generic[OutputDataT]):
                     self._parts = {}
                 self._parts[event.index] = event.part
                 if self._final_seen and _is_final_part(event.part, self._final_tool):
-                    yield (getattr(event.part, 'content', None) if isinstance(event.part, TextPart) else None), event.part
+                    yield (
+                        (getattr(event.part, 'content', None) if isinstance(event.part, TextPart) else None),
+                        event.part,
+                    )
             elif isinstance(event, FinalResultEvent):
                 self._final_seen = True
                 self._final_tool = event.tool_name

@@ -214,7 +214,9 @@ async def test_schema_invalid_output_args_get_a_retry_prompt_with_the_errors():
 
 
 async def test_plain_text_when_only_structured_output_is_allowed_gets_a_retry_prompt():
-    agent = Agent(scripted(text('Paris, 2 million'), call('final_result', {'name': 'Paris', 'population': 2})), output_type=City)
+    agent = Agent(
+        scripted(text('Paris, 2 million'), call('final_result', {'name': 'Paris', 'population': 2})), output_type=City
+    )
 
     result = await agent.run('City')
 
@@ -415,7 +417,13 @@ async def test_message_history_continues_the_conversation_for_the_model():
     assert seen == [['My name is Ann.'], ['My name is Ann.', 'What is my name?']]
     assert second.output == 'heard 2 prompts'
     # The system prompt starts a conversation; it is not repeated when one is continued.
-    system_prompts = [p for m in second.all_messages() if isinstance(m, ModelRequest) for p in m.parts if p.part_kind == 'system-prompt']
+    system_prompts = [
+        p
+        for m in second.all_messages()
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if p.part_kind == 'system-prompt'
+    ]
     assert len(system_prompts) == 1
 
 

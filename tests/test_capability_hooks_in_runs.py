@@ -163,7 +163,14 @@ def test_hooks_of_three_capabilities_fire_in_order_and_nest() -> None:
         i = log.index(start)
         return log[i : log.index(end, i) + 1]
 
-    assert log[:6] == ['c1.before_run', 'c2.before_run', 'c3.before_run', 'c1.wrap_run>', 'c2.wrap_run>', 'c3.wrap_run>']
+    assert log[:6] == [
+        'c1.before_run',
+        'c2.before_run',
+        'c3.before_run',
+        'c1.wrap_run>',
+        'c2.wrap_run>',
+        'c3.wrap_run>',
+    ]
     assert log[-6:] == ['c3.wrap_run<', 'c2.wrap_run<', 'c1.wrap_run<', 'c3.after_run', 'c2.after_run', 'c1.after_run']
     assert section('c1.before_model', 'c1.after_model') == [
         'c1.before_model', 'c2.before_model', 'c3.before_model',
@@ -339,7 +346,13 @@ def test_on_run_error_transforms_and_on_node_run_error_recovers() -> None:
 def test_tool_error_hooks_recover_or_fall_back_to_retry_flow() -> None:
     class Recover(AbstractCapability[Any]):
         async def on_tool_execute_error(
-            self, ctx: RunContext[Any], *, call: ToolCallPart, tool_def: ToolDefinition, args: dict[str, Any], error: Exception
+            self,
+            ctx: RunContext[Any],
+            *,
+            call: ToolCallPart,
+            tool_def: ToolDefinition,
+            args: dict[str, Any],
+            error: Exception,
         ) -> Any:
             return f'recovered: {error}'
 

@@ -31,8 +31,8 @@ from agent.messages import (
     ToolReturnPart,
 )
 from agent.models.function import AgentInfo, FunctionModel
-from agent.toolsets import ExternalToolset
 from agent.tools import ToolDefinition
+from agent.toolsets import ExternalToolset
 
 
 def first_calls_then_echo(*calls: ToolCallPart) -> FunctionModel:
@@ -115,7 +115,11 @@ def test_resuming_runs_approved_calls_returns_denials_and_external_results_witho
     assert second.output == 'delete=deleted a-safe; delete=Not that one.; fetch_remote=remote value; read=contents of c'
     assert log == [('read', 'c'), ('delete', 'a-safe', True, {'approved_by': 'ops'}, 'del-a')]
     denied = [
-        p for m in second.new_messages() if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)
+        p
+        for m in second.new_messages()
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
     ]
     assert [(p.tool_call_id, p.outcome) for p in denied] == [
         ('del-a', 'success'),
@@ -133,9 +137,7 @@ def test_approve_all_and_external_retry_results() -> None:
     assert isinstance(requests, DeferredToolRequests)
     results = requests.build_results(calls={'ext-1': ModelRetry('remote is down')}, approve_all=True)
     second = agent.run_sync(message_history=first.all_messages(), deferred_tool_results=results)
-    assert second.output == (
-        'delete=deleted a; delete=deleted b; fetch_remote!remote is down; read=contents of c'
-    )
+    assert second.output == ('delete=deleted a; delete=deleted b; fetch_remote!remote is down; read=contents of c')
 
 
 def test_external_results_can_be_tool_return_objects() -> None:
@@ -146,8 +148,7 @@ def test_external_results_can_be_tool_return_objects() -> None:
     results = requests.build_results(approvals={'del-a': False, 'del-b': False}, calls={'ext-1': ToolReturn({'n': 1})})
     second = agent.run_sync(message_history=first.all_messages(), deferred_tool_results=results)
     assert second.output == (
-        'delete=The tool call was denied.; delete=The tool call was denied.; '
-        "fetch_remote={'n': 1}; read=contents of c"
+        "delete=The tool call was denied.; delete=The tool call was denied.; fetch_remote={'n': 1}; read=contents of c"
     )
 
 
@@ -202,14 +203,20 @@ def test_tool_raising_approval_required_runs_once_approved() -> None:
     first = agent.run_sync('pay')
     assert isinstance(first.output, DeferredToolRequests)
     assert first.output.metadata == {'t-1': {'reason': 'large transfer'}}
-    second = agent.run_sync(message_history=first.all_messages(), deferred_tool_results=first.output.build_results(approve_all=True))
+    second = agent.run_sync(
+        message_history=first.all_messages(), deferred_tool_results=first.output.build_results(approve_all=True)
+    )
     assert second.output == 'transfer=sent 500'
     assert calls == [(500, False), (500, True)]
 
 
 def test_external_toolset_calls_are_deferred() -> None:
     external = ExternalToolset(
-        [ToolDefinition(name='ask_user', parameters_json_schema={'type': 'object', 'properties': {'q': {'type': 'string'}}})]
+        [
+            ToolDefinition(
+                name='ask_user', parameters_json_schema={'type': 'object', 'properties': {'q': {'type': 'string'}}}
+            )
+        ]
     )
     agent: Agent[None, Any] = Agent(
         first_calls_then_echo(ToolCallPart('ask_user', {'q': 'colour?'}, 'ask-1')),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pydantic_core
 import pytest
@@ -35,7 +35,7 @@ from agent.messages import (
 from agent.models.test import TestModel
 from agent.usage import RequestUsage
 
-T0 = datetime(2025, 3, 1, 12, 30, 15, 123456, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
 PNG = bytes.fromhex('89504e470d0a1a0a0000000d4948445200000001')
 
 
@@ -154,7 +154,14 @@ def test_history_round_trip_keeps_part_types_and_binary_bytes():
     ]
     multimodal = request.parts[2]
     assert isinstance(multimodal, UserPromptPart)
-    assert [type(item) for item in multimodal.content] == [str, ImageUrl, DocumentUrl, AudioUrl, VideoUrl, BinaryContent]
+    assert [type(item) for item in multimodal.content] == [
+        str,
+        ImageUrl,
+        DocumentUrl,
+        AudioUrl,
+        VideoUrl,
+        BinaryContent,
+    ]
     binary = multimodal.content[-1]
     assert isinstance(binary, BinaryContent)
     assert binary.data == PNG
@@ -174,7 +181,9 @@ def test_history_round_trips_through_python_mode_dump():
 
 
 def test_binary_content_is_base64_in_json():
-    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart([BinaryContent(b'\x00\xffhi', media_type='x/y')])])]
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart([BinaryContent(b'\x00\xffhi', media_type='x/y')])])
+    ]
 
     dumped = ModelMessagesTypeAdapter.dump_json(history)
 
@@ -285,7 +294,7 @@ def test_tool_call_delta_refuses_text_part():
 
 
 def test_args_as_dict_on_invalid_json_raises_value_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match='column'):
         ToolCallPart('t', '{not json').args_as_dict()
 
 
@@ -317,13 +326,14 @@ def test_retry_prompt_model_response_renders_errors_or_message():
     assert rendered.startswith('1 validation error:')
     assert '"Field required"' in rendered
     assert rendered.endswith('Fix the errors and try again.')
-    assert RetryPromptPart('Use a bigger number.').model_response() == 'Use a bigger number.\n\nFix the errors and try again.'
+    assert (
+        RetryPromptPart('Use a bigger number.').model_response()
+        == 'Use a bigger number.\n\nFix the errors and try again.'
+    )
 
 
 def test_model_response_text_and_tool_calls_views():
-    response = ModelResponse(
-        parts=[TextPart('a'), ToolCallPart('t', {}), NativeToolCallPart('web', {}), TextPart('b')]
-    )
+    response = ModelResponse(parts=[TextPart('a'), ToolCallPart('t', {}), NativeToolCallPart('web', {}), TextPart('b')])
 
     assert response.text == 'ab'
     assert [c.tool_name for c in response.tool_calls] == ['t']

@@ -12,7 +12,15 @@ from typing import Any
 
 import pytest
 
-from agent import Agent, AgentStreamEvent, ModelRequestContext, ModelRequestNode, ModelSettings, RunContext, ToolDefinition
+from agent import (
+    Agent,
+    AgentStreamEvent,
+    ModelRequestContext,
+    ModelRequestNode,
+    ModelSettings,
+    RunContext,
+    ToolDefinition,
+)
 from agent.capabilities import (
     AbstractCapability,
     AgentNode,
@@ -409,7 +417,9 @@ def test_guardrail_redacts_pii_from_responses() -> None:
         ) -> ModelResponse:
             for part in response.parts:
                 if isinstance(part, TextPart):
-                    part.content = re.sub(r'[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}', '[EMAIL REDACTED]', part.content)
+                    part.content = re.sub(
+                        r'[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}', '[EMAIL REDACTED]', part.content
+                    )
                     part.content = re.sub(r'\b\d{3}[-.]?\d{3}[-.]?\d{4}\b', '[PHONE REDACTED]', part.content)
             return response
 
@@ -452,9 +462,7 @@ def test_logging_middleware_wraps_model_requests_and_tools(capsys: pytest.Captur
     result = agent.run_sync('hello')
     print(f'Output: {result.output}')
     assert capsys.readouterr().out == (
-        ' Model request (step 1, 1 messages)\n'
-        ' Model response: 1 parts\n'
-        'Output: Hello! How can I help you today?\n'
+        ' Model request (step 1, 1 messages)\n Model response: 1 parts\nOutput: Hello! How can I help you today?\n'
     )
 
     tool_agent = Agent(call_then_answer([('double', {'x': 4})], 'ok'), capabilities=[VerboseLogging()])

@@ -1,0 +1,1 @@
+"""Activities: model requests, tool executions and the activity-side halves of capability hooks."""
