@@ -64,7 +64,11 @@ class StreamedRunResult(Generic[OutputDataT]):
                 return
             if isinstance(event, PartStartEvent):
                 if event.index == 0:
+                    # A new model response: whatever looked final in the previous one was not.
                     self._parts = {}
+                    if self._final_seen:
+                        self._final_seen = False
+                        yield _RESET, None
                 self._parts[event.index] = event.part
                 if self._final_seen and _is_final_part(event.part, self._final_tool):
                     yield (
@@ -94,6 +98,9 @@ class StreamedRunResult(Generic[OutputDataT]):
             raise UserError('stream_text() needs text output; use stream_output() for structured output.')
         text = ''
         async for piece, _part in self._updates():
+            if piece is _RESET:
+                text = ''
+                continue
             if not piece:
                 continue
             text += piece
@@ -101,7 +108,9 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     async def stream_output(self) -> AsyncIterator[Any]:
         """Stream the output as it grows: text so far, or the partially validated structured output."""
-        async for _piece, part in self._updates():
+        async for piece, part in self._updates():
+            if piece is _RESET:
+                continue
             if isinstance(part, TextPart):
                 yield part.content
             elif isinstance(part, ToolCallPart) and part.tool_name in self._schema.tools:
@@ -139,6 +148,10 @@ class StreamedRunResult(Generic[OutputDataT]):
     def result(self) -> AgentRunResult[OutputDataT] | None:
         """The run's result, once it has finished."""
         return self._result
+
+
+_RESET: Any = object()
+"""Marks the start of a new response in `_updates`: text from the previous one was not the final output."""
 
 
 def _is_final_part(part: Any, tool_name: str | None) -> bool:
