@@ -165,10 +165,7 @@ def drain_pending(
         request = _merge_requests(request, messages[0].parts)
         messages = messages[1:]
     if messages:
-        if request is not None:
-            before = [request, *messages[:-1]]
-        else:
-            before = list(messages[:-1])
+        before = [request, *messages[:-1]] if request is not None else list(messages[:-1])
         last = messages[-1]
         assert isinstance(last, ModelRequest)
         request = last

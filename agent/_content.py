@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 from dataclasses import KW_ONLY, dataclass
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 import pydantic
 
@@ -20,14 +20,6 @@ __all__ = (
     'UserContent',
     'VideoUrl',
 )
-
-_DEFAULT_MEDIA_TYPES = {
-    'image-url': 'image/png',
-    'audio-url': 'audio/mpeg',
-    'video-url': 'video/mp4',
-    'document-url': 'application/pdf',
-}
-
 
 @dataclass(repr=False)
 class FileUrl:
@@ -44,12 +36,14 @@ class FileUrl:
     """The media type; guessed from the URL's extension when not given."""
     identifier: str | None = None
     """A stable identifier the model can use to refer to the file."""
-    kind: str = ''
+
+    # Each subclass declares its own `kind` field (the JSON discriminator) and its fallback media type.
+    _default_media_type: ClassVar[str] = 'application/octet-stream'
 
     def __post_init__(self) -> None:
         if self.media_type is None:
             guessed, _ = mimetypes.guess_type(self.url.split('?', 1)[0])
-            self.media_type = guessed or _DEFAULT_MEDIA_TYPES.get(self.kind, 'application/octet-stream')
+            self.media_type = guessed or self._default_media_type
 
     @property
     def scheme(self) -> str:
@@ -68,6 +62,8 @@ class ImageUrl(FileUrl):
     _: KW_ONLY
     kind: Literal['image-url'] = 'image-url'
 
+    _default_media_type: ClassVar[str] = 'image/png'
+
 
 @dataclass(repr=False)
 class AudioUrl(FileUrl):
@@ -75,6 +71,8 @@ class AudioUrl(FileUrl):
 
     _: KW_ONLY
     kind: Literal['audio-url'] = 'audio-url'
+
+    _default_media_type: ClassVar[str] = 'audio/mpeg'
 
 
 @dataclass(repr=False)
@@ -84,6 +82,8 @@ class VideoUrl(FileUrl):
     _: KW_ONLY
     kind: Literal['video-url'] = 'video-url'
 
+    _default_media_type: ClassVar[str] = 'video/mp4'
+
 
 @dataclass(repr=False)
 class DocumentUrl(FileUrl):
@@ -91,6 +91,8 @@ class DocumentUrl(FileUrl):
 
     _: KW_ONLY
     kind: Literal['document-url'] = 'document-url'
+
+    _default_media_type: ClassVar[str] = 'application/pdf'
 
 
 def _b64_bytes_serializer(value: bytes) -> str:

@@ -523,3 +523,57 @@ async def test_run_context_carries_the_run_and_conversation_ids():
     result = await agent.run('go', conversation_id='conv-1')
 
     assert seen == [(result.run_id, 'conv-1')]
+
+
+async def test_tool_output_max_retries_overrides_the_agents_output_retries():
+    attempts = [call('final_result', {'name': 'X'})] * 3
+    agent = Agent(
+        scripted(*attempts, call('final_result', {'name': 'X', 'population': 1})),
+        output_type=ToolOutput(City, max_retries=3),
+        output_retries=1,
+    )
+
+    result = await agent.run('City')
+
+    assert result.output == City(name='X', population=1)
+    assert len(parts_of(result.all_messages(), RetryPromptPart)) == 3
+
+
+async def test_only_the_first_of_several_output_tool_calls_is_used():
+    agent = Agent(
+        scripted(
+            ModelResponse(
+                parts=[
+                    ToolCallPart('final_result', {'name': 'First', 'population': 1}, 'c1'),
+                    ToolCallPart('final_result', {'name': 'Second', 'population': 2}, 'c2'),
+                ]
+            )
+        ),
+        output_type=City,
+    )
+
+    result = await agent.run('City')
+
+    assert result.output == City(name='First', population=1)
+    returns = {p.tool_call_id: p.content for p in parts_of(result.all_messages(), ToolReturnPart)}
+    assert returns['c1'] == 'Final result processed.'
+    assert returns['c2'].startswith('Output tool not used')
+
+
+async def test_a_history_ending_in_an_unanswered_request_is_resent_with_the_new_prompt():
+    seen: list[list[Any]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append([p.content for p in parts_of(messages, UserPromptPart)])
+        return text('answered')
+
+    agent = Agent(FunctionModel(respond))
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('first')])]
+
+    result = await agent.run('second', message_history=history)
+
+    assert seen == [['first', 'second']]
+    assert len(result.all_messages()) == 2
+    prompts = [p.content for p in parts_of(result.new_messages(), UserPromptPart)]
+    assert 'second' in prompts
+    assert len(history) == 1

@@ -196,6 +196,24 @@ async def test_run_stream_applies_output_validators_to_the_final_output():
         assert await result.get_output() == 'QUIET'
 
 
+async def test_stream_output_runs_output_validators_on_partial_output():
+    seen: list[tuple[str, bool]] = []
+    agent = Agent(streamed(['quiet', ' please']))
+
+    @agent.output_validator
+    def louder(ctx: RunContext[None], output: str) -> str:
+        seen.append((output, ctx.partial_output))
+        return output.upper()
+
+    async with agent.run_stream('Go') as result:
+        outputs = [o async for o in result.stream_output()]
+
+    assert outputs[-1] == 'QUIET PLEASE'
+    assert all(o == o.upper() for o in outputs)
+    assert ('quiet', True) in seen
+    assert ('quiet please', False) in seen
+
+
 # ----- run_stream_events and event_stream_handler -----
 
 

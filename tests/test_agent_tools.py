@@ -715,3 +715,86 @@ async def test_exhaustive_end_strategy_runs_function_tools_called_with_the_outpu
     assert isinstance(last, ModelRequest)
     assert [p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart)] == ['c-out', 'c-side']
     assert len(last.parts) == 2
+
+
+# ----- more retry accounting -----
+
+
+async def test_retry_budget_is_visible_to_the_tool():
+    seen: list[tuple[int, int, bool]] = []
+    agent = Agent(scripted(call('careful'), call('careful'), text('done')))
+
+    @agent.tool(retries=1)
+    def careful(ctx: RunContext[None]) -> str:
+        seen.append((ctx.retry, ctx.max_retries, ctx.last_attempt))
+        if not ctx.last_attempt:
+            raise ModelRetry('not yet')
+        return 'finally'
+
+    await agent.run('go')
+
+    assert seen == [(0, 1, False), (1, 1, True)]
+
+
+async def test_calling_unknown_tools_past_the_retry_budget_raises():
+    agent = Agent(scripted(call('ghost'), call('ghost'), call('ghost')), retries=1)
+
+    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum retries'):
+        await agent.run('go')
+
+
+async def test_several_failing_calls_of_one_tool_in_a_response_use_one_retry():
+    received: list[int] = []
+    agent = Agent(
+        scripted(
+            calls(ToolCallPart('t', {'x': 'a'}), ToolCallPart('t', {'x': 'b'})),
+            calls(ToolCallPart('t', {'x': 1}), ToolCallPart('t', {'x': 2})),
+            text('done'),
+        ),
+        retries=1,
+    )
+
+    @agent.tool_plain
+    def t(x: int) -> int:
+        received.append(x)
+        return x
+
+    result = await agent.run('go')
+
+    assert result.output == 'done'
+    assert sorted(received) == [1, 2]
+    assert len(parts_of(result.all_messages(), RetryPromptPart)) == 2
+
+
+async def test_sync_tools_in_one_response_run_concurrently_in_threads():
+    import threading
+
+    first_started, second_started = threading.Event(), threading.Event()
+    agent = Agent(scripted(calls(ToolCallPart('first', {}), ToolCallPart('second', {})), text('done')))
+
+    @agent.tool_plain
+    def first() -> bool:
+        first_started.set()
+        return second_started.wait(5)
+
+    @agent.tool_plain
+    def second() -> bool:
+        second_started.set()
+        return first_started.wait(5)
+
+    result = await agent.run('go')
+
+    assert [p.content for p in parts_of(result.all_messages(), ToolReturnPart)] == [True, True]
+
+
+async def test_tool_requiring_approval_without_deferred_output_type_is_a_user_error():
+    from agent.exceptions import UserError
+
+    agent = Agent(scripted(call('delete_file', {'path': '/x'})))
+
+    @agent.tool_plain(requires_approval=True)
+    def delete_file(path: str) -> str:
+        return 'deleted'
+
+    with pytest.raises(UserError, match='DeferredToolRequests'):
+        await agent.run('go')
