@@ -270,13 +270,13 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
         """Everything before the model call: queue drain, step count, tools, instructions, settings, limits."""
         before, request = drain_pending(deps, self.request, include_idle=False)
         for message in before:
-            _stamp(message, state)  # pyright: ignore[reportArgumentType]
+            _stamp(message, state)
             state.message_history.append(message)
         assert request is not None
         deps.usage_limits.check_before_request(state.usage)
         state.run_step += 1
         ctx = deps.run_context(state)
-        manager = await ToolManager.for_step(ctx, deps.toolset, deps.capability, deps.ports)
+        manager = await ToolManager[DepsT].for_step(ctx, deps.toolset, deps.capability, deps.ports)
         tool_defs = await _visible_tool_defs(ctx, deps, manager)
         ctx.tool_definitions = {td.name: td for td in tool_defs}
         ctx.tool_manager = manager

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,7 @@ from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._env import uuid7
 from ._instructions import flatten_instructions
-from ._parts import ModelMessage, ModelRequest, ModelResponse
+from ._parts import ModelMessage
 from ._ports import current_ports
 from ._run_context import PendingMessage, RunContext
 from .exceptions import UserError
@@ -66,7 +66,7 @@ def _resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessag
         return explicit
     if explicit is None:
         for message in reversed(history):
-            if isinstance(message, ModelRequest | ModelResponse) and message.conversation_id:
+            if message.conversation_id:
                 return message.conversation_id
     return uuid7()
 
@@ -84,8 +84,10 @@ async def _metadata(value: Any, ctx: RunContext[Any]) -> dict[str, Any] | None:
     if value is None:
         return None
     if callable(value):
-        result = value(ctx)
-        return await result if inspect.isawaitable(result) else result
+        result: Any = value(ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
     return dict(value)
 
 
@@ -166,7 +168,7 @@ class _RunHooksBridge:
 
 
 @asynccontextmanager
-async def build_run(setup: RunSetup) -> AsyncIterator[AgentRun[Any, Any]]:
+async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
     """Set up a run and yield it, ready to be driven."""
     from .capabilities import CombinedCapability
 
@@ -195,9 +197,9 @@ async def build_run(setup: RunSetup) -> AsyncIterator[AgentRun[Any, Any]]:
     )
     capability = await CombinedCapability(capability_list).for_run(base_ctx)
     metadata = {
-        **(await _metadata(agent._metadata, base_ctx) or {}),
+        **(await _metadata(agent._metadata, base_ctx) or {}),  # pyright: ignore[reportPrivateUsage]
         **(await _metadata(setup.metadata, base_ctx) or {}),
-    }  # pyright: ignore[reportPrivateUsage]
+    }
     toolset = _toolset(agent, capability, setup.toolsets)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,
@@ -214,7 +216,7 @@ async def build_run(setup: RunSetup) -> AsyncIterator[AgentRun[Any, Any]]:
         capability=capability,
         toolset=toolset,
         instructions=[
-            *agent.instructions,
+            *agent._instructions,  # pyright: ignore[reportPrivateUsage]
             *flatten_instructions(capability.get_instructions()),
             *flatten_instructions(setup.instructions),
         ],

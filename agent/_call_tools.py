@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -118,7 +118,7 @@ def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
 
 
 def _check_resolved_ids(
-    resolved: dict[str, DeferredToolResult], calls: Sequence[ToolCallPart], known: dict[str, ModelRequestPart]
+    resolved: dict[str, DeferredToolResult], calls: Sequence[ToolCallPart], known: Mapping[str, ModelRequestPart]
 ) -> None:
     call_ids = {c.tool_call_id for c in calls}
     unknown = sorted(set(resolved) - call_ids)

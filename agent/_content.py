@@ -21,6 +21,7 @@ __all__ = (
     'VideoUrl',
 )
 
+
 @dataclass(repr=False)
 class FileUrl:
     """Base of the URL content types: a file the model (or the runtime) fetches from a URL."""

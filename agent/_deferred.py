@@ -70,7 +70,7 @@ def _call_result_discriminator(value: Any) -> str:
     if isinstance(value, dict):
         tag = value.get('kind') or value.get('part_kind')  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
         if tag in ('tool-return', 'model-retry', 'retry-prompt'):
-            return str(tag)  # pyright: ignore[reportUnknownArgumentType]
+            return str(tag)
     return 'value'
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -43,11 +43,12 @@ class RunEnvironment:
     """Returns a non-negative integer with the given number of random bits."""
 
 
-_environment: ContextVar[RunEnvironment] = ContextVar('agent_run_environment', default=RunEnvironment())
+_SYSTEM_ENVIRONMENT = RunEnvironment()
+_environment: ContextVar[RunEnvironment] = ContextVar('agent_run_environment', default=_SYSTEM_ENVIRONMENT)
 
 
 @contextmanager
-def use_environment(environment: RunEnvironment) -> Iterator[None]:
+def use_environment(environment: RunEnvironment) -> Generator[None, None, None]:
     """Install `environment` for the current context (and tasks started from it)."""
     token = _environment.set(environment)
     try:

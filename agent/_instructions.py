@@ -79,7 +79,10 @@ async def resolve_settings(
     layers: Sequence[ModelSettings | Callable[[RunContext[Any]], ModelSettings | None] | None],
     ctx: RunContext[Any],
 ) -> ModelSettings | None:
-    """Merge settings layers in order; a callable layer sees the merge of the layers before it in `ctx.model_settings`."""
+    """Merge settings layers in order.
+
+    A callable layer sees the merge of the layers before it in `ctx.model_settings`.
+    """
     merged: ModelSettings | None = None
     for layer in layers:
         if layer is None:

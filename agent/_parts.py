@@ -116,7 +116,10 @@ class BaseToolReturnPart:
         return value if isinstance(value, dict) else {'return_value': value}  # pyright: ignore[reportUnknownVariableType]
 
     def __repr__(self) -> str:
-        return f'{type(self).__name__}(tool_name={self.tool_name!r}, content={self.content!r}, tool_call_id={self.tool_call_id!r})'
+        return (
+            f'{type(self).__name__}(tool_name={self.tool_name!r}, content={self.content!r}, '
+            f'tool_call_id={self.tool_call_id!r})'
+        )
 
 
 @dataclass(repr=False)
@@ -156,7 +159,10 @@ class RetryPromptPart:
         return f'{description}\n\nFix the errors and try again.'
 
     def __repr__(self) -> str:
-        return f'RetryPromptPart(content={self.content!r}, tool_name={self.tool_name!r}, tool_call_id={self.tool_call_id!r})'
+        return (
+            f'RetryPromptPart(content={self.content!r}, tool_name={self.tool_name!r}, '
+            f'tool_call_id={self.tool_call_id!r})'
+        )
 
 
 ModelRequestPart: TypeAlias = Annotated[
@@ -252,7 +258,10 @@ class BaseToolCallPart:
         return bool(self.tool_name or self.args)
 
     def __repr__(self) -> str:
-        return f'{type(self).__name__}(tool_name={self.tool_name!r}, args={self.args!r}, tool_call_id={self.tool_call_id!r})'
+        return (
+            f'{type(self).__name__}(tool_name={self.tool_name!r}, args={self.args!r}, '
+            f'tool_call_id={self.tool_call_id!r})'
+        )
 
 
 @dataclass(repr=False)

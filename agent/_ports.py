@@ -9,7 +9,7 @@ that run each call as an activity, so the very same graph code runs in both plac
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
@@ -91,7 +91,7 @@ def current_ports() -> RunPorts:
 
 
 @contextmanager
-def use_ports(ports: RunPorts) -> Iterator[None]:
+def use_ports(ports: RunPorts) -> Generator[None, None, None]:
     """Install `ports` for runs started in the current context."""
     token = _ports.set(ports)
     try:

@@ -12,7 +12,7 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pydantic
 
@@ -65,9 +65,9 @@ def _registry(custom: Sequence[type[AbstractCapability[Any]]]) -> dict[str, type
     bases = (caps.AbstractCapability, caps.WrapperCapability, caps.CombinedCapability)
     for value in vars(caps).values():
         if isinstance(value, type) and issubclass(value, caps.AbstractCapability) and value not in bases:
-            name = value.get_serialization_name()  # pyright: ignore[reportUnknownMemberType]
+            name = value.get_serialization_name()
             if name:
-                registry[name] = value  # pyright: ignore[reportUnknownArgumentType]
+                registry[name] = value
     for cls in custom:
         name = cls.get_serialization_name()
         if not name:
@@ -87,7 +87,7 @@ def _split_entry(entry: CapabilitySpec) -> tuple[str, tuple[Any, ...], dict[str,
     if isinstance(value, Mapping):
         return name, (), dict(value)  # pyright: ignore[reportUnknownArgumentType]
     if isinstance(value, list):
-        return name, tuple(value), {}  # pyright: ignore[reportUnknownArgumentType]
+        return name, tuple(cast('list[Any]', value)), {}
     return name, (value,), {}
 
 
@@ -105,10 +105,10 @@ _ARBITRARY = pydantic.ConfigDict(arbitrary_types_allowed=True)
 def _instantiate(name: str, cls: type[AbstractCapability[Any]], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from .capabilities import AbstractCapability
 
-    custom_from_spec = cls.from_spec.__func__ is not AbstractCapability.from_spec.__func__  # pyright: ignore[reportFunctionMemberAccess]
+    custom_from_spec = cls.from_spec.__func__ is not AbstractCapability.from_spec.__func__
     try:
         if custom_from_spec:
-            return pydantic.validate_call(cls.from_spec, config=_ARBITRARY)(*args, **kwargs)
+            return pydantic.validate_call(config=_ARBITRARY)(cls.from_spec)(*args, **kwargs)
         if dataclasses.is_dataclass(cls) and not args:
             unknown = set(kwargs) - {f.name for f in dataclasses.fields(cls) if f.init}
             if unknown:

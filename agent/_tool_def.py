@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, cast
 
 import pydantic
 
@@ -32,7 +32,7 @@ def _py_type(schema: dict[str, Any]) -> str:
         return 'Literal[' + ', '.join(repr(v) for v in schema['enum']) + ']'
     kind = schema.get('type')
     if isinstance(kind, list):
-        return ' | '.join(_JSON_TO_PY.get(str(k), 'Any') for k in kind)  # pyright: ignore[reportUnknownVariableType]
+        return ' | '.join(_JSON_TO_PY.get(str(k), 'Any') for k in cast('list[Any]', kind))
     if kind == 'array':
         return f'list[{_py_type(schema.get("items", {}))}]'
     if kind == 'object':
@@ -128,6 +128,6 @@ class ToolDefinition:
             f'{name}={getattr(self, name)!r}'
             for name, f in defaults.items()
             if name in ('name', 'kind')
-            or getattr(self, name) != (f.default_factory() if callable(f.default_factory) else f.default)  # pyright: ignore[reportUnknownMemberType]
+            or getattr(self, name) != (f.default_factory() if callable(f.default_factory) else f.default)
         ]
         return f'ToolDefinition({", ".join(shown)})'

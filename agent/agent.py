@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Generic, Literal, overload
@@ -111,9 +111,11 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         self._validation_context = validation_context
         self._capabilities: list[Any] = list(capabilities or [])
         if history_processors:
-            from .capabilities import HistoryProcessor  # pyright: ignore[reportAttributeAccessIssue]
+            from .capabilities import (
+                HistoryProcessor,  # pyright: ignore[reportAttributeAccessIssue, reportUnknownVariableType]
+            )
 
-            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)  # pyright: ignore[reportUnknownMemberType]
+            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)  # pyright: ignore[reportUnknownArgumentType]
 
     # ----- configuration -----
 
@@ -135,11 +137,6 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     def capabilities(self) -> list[Any]:
         """The agent's capabilities."""
         return list(self._capabilities)
-
-    @property
-    def instructions(self) -> list[InstructionSource]:
-        """The agent's instruction sources."""
-        return list(self._instructions)
 
     # ----- specs -----
 
@@ -211,7 +208,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         capabilities: Sequence[Any] | None = None,
         builtin_tools: Sequence[Any] | None = None,
         event_stream_handler: EventStreamHandler | None = None,
-    ) -> AsyncIterator[AgentRun[AgentDepsT, Any]]:
+    ) -> AsyncGenerator[AgentRun[AgentDepsT, Any], None]:
         """Start a run and drive it node by node.
 
         ```python
@@ -276,7 +273,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     @asynccontextmanager
     async def run_stream_events(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]]:
+    ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
         """Run the agent and stream its events, ending with an `AgentRunResultEvent`.
 
         ```python
@@ -321,7 +318,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     @asynccontextmanager
     async def run_stream(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncIterator[StreamedRunResult[Any]]:
+    ) -> AsyncGenerator[StreamedRunResult[Any], None]:
         """Run the agent, streaming the final output as it is generated.
 
         ```python

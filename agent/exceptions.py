@@ -26,7 +26,7 @@ Control-flow signals are `Exception` subclasses so that they travel through user
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from .messages import ModelResponse, RetryPromptPart
@@ -77,8 +77,11 @@ class ModelRetry(ControlFlowSignal):
         # Lets a `ModelRetry` be part of `DeferredToolResults.calls` and survive a JSON round trip.
         from pydantic_core import core_schema
 
+        def from_data(data: Any) -> Any:
+            return cls(cast('dict[str, Any]', data)['message']) if isinstance(data, dict) else data
+
         return core_schema.no_info_after_validator_function(
-            lambda data: cls(data['message']) if isinstance(data, dict) else data,
+            from_data,
             core_schema.union_schema(
                 [
                     core_schema.is_instance_schema(cls),

@@ -6,7 +6,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union, cast, get_args, get_origin
 
 import pydantic
 from pydantic.json_schema import GenerateJsonSchema
@@ -70,7 +70,10 @@ class ToolOutput(Generic[OutputDataT]):
 
 
 OutputSpec: TypeAlias = Any
-"""What `output_type=` accepts: `str`, a type, `ToolOutput(...)`, `DeferredToolRequests`, or a sequence/union of those."""
+"""What `output_type=` accepts.
+
+One of `str`, a type, `ToolOutput(...)`, `DeferredToolRequests`, or a sequence/union of those.
+"""
 
 OutputValidatorFunc: TypeAlias = (
     Callable[['RunContext[Any]', Any], Any]
@@ -136,7 +139,7 @@ class OutputToolDef:
         key = self.tool_def.outer_typed_dict_key
         if key is None:
             return value
-        return value.get(key) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType]
+        return cast('dict[str, Any]', value).get(key) if isinstance(value, dict) else None
 
 
 def _flatten(spec: Any) -> list[Any]:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field, replace
+from functools import partial
 from typing import Any, Generic, Literal
 
 from typing_extensions import TypeVar
@@ -169,14 +170,13 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         yield self._next_node
         while not isinstance(self._next_node, End):
-            node = self._next_node
-            yield await self._step(lambda: self._run_node(node))
+            yield await self._step(partial(self._run_node, self._next_node))
 
-    async def _step(self, produce: Any) -> AgentNodeT | End[FinalResult[OutputT]]:
+    async def _step(self, produce: Callable[[], Awaitable[Any]]) -> AgentNodeT | End[FinalResult[OutputT]]:
         if isinstance(self._next_node, End):
             return self._next_node
         try:
-            result = await produce()
+            result: AgentNodeT | End[FinalResult[OutputT]] = await produce()
         except Exception as error:
             if self._finish is None:
                 raise
@@ -185,7 +185,7 @@ class AgentRun(Generic[DepsT, OutputT]):
             return self._next_node
         self._next_node = result
         if isinstance(result, End):
-            final: FinalResult[OutputT] = result.data  # pyright: ignore[reportUnknownMemberType]
+            final = result.data
             run_result = AgentRunResult(
                 final.output,
                 _output_tool_name=final.tool_name,
@@ -199,21 +199,26 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._result = result
         self._next_node = End(FinalResult(result.output, result._output_tool_name))  # pyright: ignore[reportPrivateUsage]
 
-    async def _run_node(self, node: Any) -> Any:
+    async def _run_node(self, node: AgentNodeT | End[FinalResult[OutputT]]) -> AgentNodeT | End[FinalResult[OutputT]]:
         if isinstance(node, End):
             return node
         result = await node.run(self._state, self._deps)
         return self._redirect_if_pending(result)
 
-    def _redirect_if_pending(self, result: Any) -> Any:
+    def _redirect_if_pending(
+        self, result: AgentNodeT | End[FinalResult[OutputT]]
+    ) -> AgentNodeT | End[FinalResult[OutputT]]:
         """When the run would end but messages are queued, send them to the model instead of ending."""
         if not isinstance(result, End) or not self._deps.pending_messages:
             return result
-        final: FinalResult[Any] = result.data  # pyright: ignore[reportUnknownMemberType]
-        if isinstance(final.output, DeferredToolRequests):
+        if isinstance(result.data.output, DeferredToolRequests):
             return result
         history = self._state.message_history
-        trailing = history.pop() if history and isinstance(history[-1], ModelRequest) else None
+        trailing = history[-1] if history else None
+        if isinstance(trailing, ModelRequest):
+            history.pop()
+        else:
+            trailing = None
         before, request = drain_pending(self._deps, trailing, include_idle=True)
         history.extend(before)
         if request is None:

@@ -275,7 +275,7 @@ def test_skip_tool_validation_and_execution_supply_args_and_results() -> None:
             return ModelResponse(parts=[ToolCallPart('ping', '{not even json')])
         last = messages[-1]
         assert isinstance(last, ModelRequest)
-        return ModelResponse(parts=[TextPart(str(last.parts[0].content))])  # type: ignore[union-attr]
+        return ModelResponse(parts=[TextPart(str(last.parts[0].content))])
 
     agent = Agent(FunctionModel(respond), capabilities=[Override()])
 
@@ -317,7 +317,8 @@ def test_wrap_run_recovers_from_a_failing_run_with_run_and_iter() -> None:
     import asyncio
 
     result = asyncio.run(drive())
-    assert result is not None and result.output == 'fallback output'
+    assert result is not None
+    assert result.output == 'fallback output'
     assert fallback.errors == ['model exploded', 'model exploded']
 
 
@@ -366,7 +367,7 @@ def test_tool_error_hooks_recover_or_fall_back_to_retry_flow() -> None:
             return ModelResponse(parts=[ToolCallPart('ping', {'n': 'not a number'})])
         last = messages[-1]
         assert isinstance(last, ModelRequest)
-        return ModelResponse(parts=[TextPart(str(last.parts[0].content))])  # type: ignore[union-attr]
+        return ModelResponse(parts=[TextPart(str(last.parts[0].content))])
 
     agent = Agent(FunctionModel(respond), capabilities=[Recover()])
 

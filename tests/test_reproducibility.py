@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from agent import Agent, RunContext
@@ -16,7 +16,7 @@ AGENT_DIR = Path(__file__).parent.parent / 'agent'
 def fixed_environment(seed: int) -> RunEnvironment:
     rng = random.Random(seed)
     ticks = iter(range(10_000))
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     return RunEnvironment(now=lambda: start + timedelta(seconds=next(ticks)), random_bits=rng.getrandbits)
 
 
@@ -68,8 +68,11 @@ def test_runtime_never_imports_temporal_or_reads_the_clock_directly() -> None:
             else:
                 names = []
             offenders.extend(f'{path.name}: {name}' for name in names if name in forbidden_modules)
-            if isinstance(node, ast.Attribute) and node.attr in ('now', 'utcnow', 'today') and isinstance(
-                node.value, ast.Name
-            ) and node.value.id in ('datetime', 'date'):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ('now', 'utcnow', 'today')
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ('datetime', 'date')
+            ):
                 offenders.append(f'{path.name}: {node.value.id}.{node.attr}')
     assert offenders == []

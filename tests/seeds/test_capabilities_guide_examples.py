@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -64,7 +64,7 @@ def call_then_answer(tool_calls: list[tuple[str, dict[str, Any]]], answer: Any) 
         answered = isinstance(last, ModelRequest) and any(p.part_kind == 'retry-prompt' for p in last.parts)
         if not returns and not answered and tool_calls:
             return ModelResponse(parts=[ToolCallPart(name, args) for name, args in tool_calls])
-        text = answer(returns) if callable(answer) else answer
+        text = cast(str, answer(returns) if callable(answer) else answer)
         return ModelResponse(parts=[TextPart(text)])
 
     return FunctionModel(respond)
@@ -129,7 +129,7 @@ def test_capability_instructions_callable_sees_run_context() -> None:
     class KnowsCurrentTime(AbstractCapability[Any]):
         """Tells the agent what time it is."""
 
-        def get_instructions(self):  # type: ignore[override]
+        def get_instructions(self):
             def _get_time(ctx: RunContext[Any]) -> str:
                 return f'The current date and time is step {ctx.run_step}.'
 
@@ -152,7 +152,7 @@ def test_dynamic_settings_enable_thinking_after_first_step() -> None:
     class ThinkingOnRetry(AbstractCapability[None]):
         """Enables thinking mode when the agent is retrying."""
 
-        def get_model_settings(self):  # type: ignore[override]
+        def get_model_settings(self):
             def resolve(ctx: RunContext[None]) -> ModelSettings:
                 if ctx.run_step > 1:
                     return ModelSettings(thinking='high')

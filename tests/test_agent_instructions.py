@@ -1,0 +1,70 @@
+"""Instructions and system prompts: static, templates and functions, per request and per run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent import Agent, RunContext, TemplateStr
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart
+from agent.models.function import AgentInfo, FunctionModel
+
+
+@dataclass
+class User:
+    name: str
+    plan: str
+
+
+def capture(instructions: list[str | None], systems: list[list[str]]) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        instructions.append(info.instructions)
+        first = messages[0]
+        assert isinstance(first, ModelRequest)
+        systems.append([p.content for p in first.parts if isinstance(p, SystemPromptPart)])
+        return ModelResponse(parts=[TextPart('ok')])
+
+    return FunctionModel(respond)
+
+
+def test_instructions_combine_static_template_function_and_run_level() -> None:
+    instructions: list[str | None] = []
+    agent: Agent[User, str] = Agent(
+        capture(instructions, []),
+        deps_type=User,
+        instructions=['Be brief.', TemplateStr('Address {{name}} by name.')],
+    )
+
+    @agent.instructions
+    def plan_hint(ctx: RunContext[User]) -> str | None:
+        return f'They are on the {ctx.deps.plan} plan.' if ctx.deps.plan != 'free' else None
+
+    agent.run_sync('hi', deps=User('Ada', 'pro'), instructions='Answer in French.')
+    agent.run_sync('hi', deps=User('Bob', 'free'))
+    assert instructions == [
+        'Be brief.\n\nAddress Ada by name.\n\nThey are on the pro plan.\n\nAnswer in French.',
+        'Be brief.\n\nAddress Bob by name.',
+    ]
+
+
+def test_system_prompts_only_start_a_new_conversation_and_dynamic_ones_refresh() -> None:
+    systems: list[list[str]] = []
+    agent: Agent[User, str] = Agent(capture([], systems), deps_type=User, system_prompt='You are a helpdesk.')
+
+    @agent.system_prompt(dynamic=True)
+    async def who(ctx: RunContext[User]) -> str:
+        return f'The user is {ctx.deps.name}.'
+
+    first = agent.run_sync('hi', deps=User('Ada', 'pro'))
+    agent.run_sync('again', deps=User('Bob', 'pro'), message_history=first.all_messages())
+    assert systems == [
+        ['You are a helpdesk.', 'The user is Ada.'],
+        ['You are a helpdesk.', 'The user is Bob.'],
+    ]
+
+
+def test_requests_record_the_instructions_in_force() -> None:
+    agent = Agent('test', instructions='Be kind.')
+    result = agent.run_sync('hi')
+    request = result.all_messages()[0]
+    assert isinstance(request, ModelRequest)
+    assert request.instructions == 'Be kind.'
