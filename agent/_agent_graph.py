@@ -381,10 +381,11 @@ class CallToolsNode(Generic[DepsT, OutputT]):
         return await handle_response(self, state, deps)
 
 
-def check_output_retries(state: GraphAgentState, deps: GraphAgentDeps[Any, Any], error: str) -> None:
-    """Count an output retry, raising once the budget is spent."""
+def check_output_retries(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], error: str, *, max_retries: int | None = None
+) -> None:
+    """Count an output retry, raising once the budget (the agent's, or an output tool's own) is spent."""
+    limit = deps.max_output_retries if max_retries is None else max_retries
     state.retries += 1
-    if state.retries > deps.max_output_retries:
-        raise UnexpectedModelBehavior(
-            f'Exceeded maximum retries ({deps.max_output_retries}) for output validation', body=error
-        )
+    if state.retries > limit:
+        raise UnexpectedModelBehavior(f'Exceeded maximum retries ({limit}) for output validation', body=error)

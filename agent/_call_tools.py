@@ -170,10 +170,10 @@ async def _handle_output_calls(
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False, include_context=False)
             part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-            check_output_retries(state, deps, part.model_response())
+            check_output_retries(state, deps, part.model_response(), max_retries=tool.max_retries)
         except ModelRetry as exc:
             part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-            check_output_retries(state, deps, exc.message)
+            check_output_retries(state, deps, exc.message, max_retries=tool.max_retries)
         else:
             final = FinalResult(output, call.tool_name, call.tool_call_id)
             part = ToolReturnPart(call.tool_name, FINAL_RESULT_PROCESSED, call.tool_call_id)

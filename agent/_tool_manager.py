@@ -52,6 +52,7 @@ class ToolManager(Generic[DepsT]):
     """Where tool executions are performed."""
     tools: dict[str, ToolsetTool[DepsT]] = field(default_factory=dict[str, 'ToolsetTool[DepsT]'])
     """The step's tools by name, after `get_tools`."""
+    _failed_this_step: set[str] = field(default_factory=set[str])
 
     @classmethod
     async def for_step(
@@ -90,10 +91,14 @@ class ToolManager(Generic[DepsT]):
     def _retry(self, call: ToolCallPart, tool: ToolsetTool[DepsT], content: Any) -> ToolRetry:
         """Count a failure of `call`'s tool and build the retry, or raise once retries are used up."""
         prompt = RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+        if call.tool_name in self._failed_this_step:
+            # Several failing calls of one tool in one response cost a single retry.
+            return ToolRetry(prompt)
         used = self.ctx.retries.get(call.tool_name, 0)
         if used >= tool.max_retries:
             raise ToolRetriesExhausted(call.tool_name, tool.max_retries, prompt)
         self.ctx.retries[call.tool_name] = used + 1
+        self._failed_this_step.add(call.tool_name)
         return ToolRetry(prompt)
 
     def unknown_tool_prompt(self, call: ToolCallPart) -> RetryPromptPart:

@@ -6,6 +6,7 @@ import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Generic, Literal, overload
 
@@ -111,11 +112,11 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         self._validation_context = validation_context
         self._capabilities: list[Any] = list(capabilities or [])
         if history_processors:
-            from .capabilities import (
-                HistoryProcessor,  # pyright: ignore[reportAttributeAccessIssue, reportUnknownVariableType]
-            )
+            from .capabilities import HistoryProcessor
 
-            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)  # pyright: ignore[reportUnknownArgumentType]
+            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)
+
+            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)
 
     # ----- configuration -----
 
@@ -284,10 +285,19 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         """
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
+        async with self._event_stream(user_prompt, [], **kwargs) as events:
+            yield events
+
+    @asynccontextmanager
+    async def _event_stream(
+        self, user_prompt: str | Sequence[UserContent] | None, ctx_holder: list[RunContext[Any]], **kwargs: Any
+    ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
+        """Run in a task, handing its events (then its result) to the consumer; its context goes to `ctx_holder`."""
         queue: asyncio.Queue[Any] = asyncio.Queue()
         done = object()
 
-        async def forward(_ctx: Any, stream: Any) -> None:
+        async def forward(ctx: RunContext[Any], stream: AsyncIterator[AgentStreamEvent]) -> None:
+            ctx_holder.append(ctx)
             async for event in stream:
                 await queue.put(event)
 
@@ -331,8 +341,18 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
             self._infer_name(inspect.currentframe())
         output_type = kwargs.get('output_type')
         schema = OutputSchema.build(output_type) if output_type is not None else self._output_schema
-        async with self.run_stream_events(user_prompt, **kwargs) as events:
-            yield StreamedRunResult(events, schema)
+        ctx_holder: list[RunContext[Any]] = []
+
+        async def validate_partial(output: Any) -> Any:
+            # Output validators see partial output with `ctx.partial_output=True`; a ModelRetry there only
+            # means "not yet", so the partial value is skipped rather than failing the run.
+            ctx = replace(ctx_holder[0], partial_output=True)
+            for validator in self._output_validators:
+                output = await validator.validate(output, ctx)
+            return output
+
+        async with self._event_stream(user_prompt, ctx_holder, **kwargs) as events:
+            yield StreamedRunResult(events, schema, validate_partial=validate_partial)
 
     def system_prompt_parts(
         self, deps: AgentDepsT = None, *, model: Model | str | None = None

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
 from ._parts import ModelMessage, TextPart, ToolCallPart
-from .exceptions import UserError
+from .exceptions import ModelRetry, UserError
 from .usage import RunUsage
 
 if TYPE_CHECKING:
@@ -40,8 +40,15 @@ class StreamedRunResult(Generic[OutputDataT]):
     stream and surfaces the text or output of the response that carries the final result.
     """
 
-    def __init__(self, events: AsyncIterator[Any], output_schema: OutputSchema) -> None:
+    def __init__(
+        self,
+        events: AsyncIterator[Any],
+        output_schema: OutputSchema,
+        *,
+        validate_partial: Callable[[Any], Awaitable[Any]] | None = None,
+    ) -> None:
         self._events = events
+        self._validate_partial = validate_partial
         self._schema = output_schema
         self._result: AgentRunResult[OutputDataT] | None = None
         self._final_tool: str | None = None
@@ -112,11 +119,19 @@ class StreamedRunResult(Generic[OutputDataT]):
             if piece is _RESET:
                 continue
             if isinstance(part, TextPart):
-                yield part.content
+                partial: Any = part.content
             elif isinstance(part, ToolCallPart) and part.tool_name in self._schema.tools:
                 partial = self._schema.tools[part.tool_name].validate_partial(part.args)
-                if partial is not None:
-                    yield partial
+                if partial is None:
+                    continue
+            else:
+                continue
+            if self._validate_partial is not None:
+                try:
+                    partial = await self._validate_partial(partial)
+                except ModelRetry:
+                    continue
+            yield partial
         if self._result is not None:
             yield self._result.output
 

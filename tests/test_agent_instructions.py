@@ -68,3 +68,24 @@ def test_requests_record_the_instructions_in_force() -> None:
     request = result.all_messages()[0]
     assert isinstance(request, ModelRequest)
     assert request.instructions == 'Be kind.'
+
+
+def test_history_processors_trim_what_the_model_sees_but_not_the_history() -> None:
+    sizes: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        sizes.append(len(messages))
+        return ModelResponse(parts=[TextPart('ok')])
+
+    def keep_last(messages: list[ModelMessage]) -> list[ModelMessage]:
+        return messages[-1:]
+
+    async def keep_last_with_ctx(ctx: RunContext[None], messages: list[ModelMessage]) -> list[ModelMessage]:
+        return messages[-1:]
+
+    for processor in (keep_last, keep_last_with_ctx):
+        agent = Agent(FunctionModel(respond), history_processors=[processor])
+        first = agent.run_sync('one')
+        second = agent.run_sync('two', message_history=first.all_messages())
+        assert len(second.all_messages()) == 4
+    assert sizes == [1, 1, 1, 1]

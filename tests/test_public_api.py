@@ -202,6 +202,7 @@ PUBLIC_API: dict[str, set[str]] = {
         'AgentNode',
         'AgentToolset',
         'CombinedCapability',
+        'HistoryProcessor',
         'HOOK_NAMES',
         'NodeResult',
         'PrefixTools',

@@ -16,6 +16,7 @@ from ._dispatch import (
     run_with_tool_execute_hooks,
     run_with_tool_validate_hooks,
 )
+from ._history_processor import HistoryProcessor
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareTools
 from ._toolset import Toolset
@@ -44,6 +45,7 @@ __all__ = (
     'AgentNode',
     'AgentToolset',
     'CombinedCapability',
+    'HistoryProcessor',
     'NodeResult',
     'PrefixTools',
     'PrepareTools',

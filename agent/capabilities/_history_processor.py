@@ -1,0 +1,45 @@
+"""`HistoryProcessor`: rewrites the message history sent to the model on each request."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelMessage
+from agent._run_context import RunContext
+from agent._threads import call_maybe_async
+
+from ._abstract import AbstractCapability
+
+__all__ = ('HistoryProcessor',)
+
+
+@dataclass
+class HistoryProcessor(AbstractCapability[Any]):
+    """Passes the messages of every model request through `processor` before they are sent.
+
+    The processor takes `(messages)` or `(ctx, messages)`, sync or async, and returns the messages to
+    send (e.g. the last N, or with old tool results summarized). The run's stored history is unchanged.
+    """
+
+    processor: Callable[..., Any]
+    """The function rewriting the messages."""
+    _takes_ctx: bool = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._takes_ctx = len(inspect.signature(self.processor).parameters) >= 2
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        # Takes a function, which an agent spec cannot express.
+        return None
+
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        args = (ctx, request_context.messages) if self._takes_ctx else (request_context.messages,)
+        messages: list[ModelMessage] = await call_maybe_async(self.processor, *args)
+        return replace(request_context, messages=list(messages))
