@@ -116,8 +116,6 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
 
             self._capabilities.extend(HistoryProcessor(p) for p in history_processors)
 
-            self._capabilities.extend(HistoryProcessor(p) for p in history_processors)
-
     # ----- configuration -----
 
     @property

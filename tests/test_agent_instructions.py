@@ -88,4 +88,5 @@ def test_history_processors_trim_what_the_model_sees_but_not_the_history() -> No
         first = agent.run_sync('one')
         second = agent.run_sync('two', message_history=first.all_messages())
         assert len(second.all_messages()) == 4
+        assert len(agent.capabilities) == 1
     assert sizes == [1, 1, 1, 1]
