@@ -166,7 +166,7 @@ async def _handle_output_calls(
         ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
         try:
             output = tool.validate_args(call.args, context=ctx.validation_context)
-            output = await _validate_output(output, state, deps, tool_call=call)
+            output = await _validate_output(output, state, deps, tool_call=call, max_retries=tool.max_retries)
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False, include_context=False)
             part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
@@ -183,14 +183,19 @@ async def _handle_output_calls(
 
 
 async def _validate_output(
-    output: Any, state: GraphAgentState, deps: GraphAgentDeps[Any, Any], *, tool_call: ToolCallPart | None = None
+    output: Any,
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    *,
+    tool_call: ToolCallPart | None = None,
+    max_retries: int | None = None,
 ) -> Any:
     ctx = deps.run_context(
         state,
         tool_name=tool_call.tool_name if tool_call else None,
         tool_call_id=tool_call.tool_call_id if tool_call else None,
         retry=state.retries,
-        max_retries=deps.max_output_retries,
+        max_retries=deps.max_output_retries if max_retries is None else max_retries,
     )
     for validator in deps.output_validators:
         output = await validator.validate(output, ctx)

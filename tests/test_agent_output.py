@@ -577,3 +577,27 @@ async def test_a_history_ending_in_an_unanswered_request_is_resent_with_the_new_
     prompts = [p.content for p in parts_of(result.new_messages(), UserPromptPart)]
     assert 'second' in prompts
     assert len(history) == 1
+
+
+async def test_output_validator_sees_the_output_tools_own_retry_budget():
+    seen: list[tuple[int, int]] = []
+    agent = Agent(
+        scripted(
+            *[call('final_result', {'name': 'X', 'population': 0})] * 3,
+            call('final_result', {'name': 'X', 'population': 1}),
+        ),
+        output_type=ToolOutput(City, max_retries=3),
+        output_retries=1,
+    )
+
+    @agent.output_validator
+    def populated(ctx: RunContext[None], output: City) -> City:
+        seen.append((ctx.retry, ctx.max_retries))
+        if output.population == 0:
+            raise ModelRetry('Pick a populated city.')
+        return output
+
+    result = await agent.run('City')
+
+    assert result.output == City(name='X', population=1)
+    assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
