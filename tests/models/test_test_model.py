@@ -114,7 +114,8 @@ class Point:
 
 @pytest.mark.parametrize('seed', range(4))
 def test_generated_example_validates_a_dataclass_and_plain_types(seed: int):
-    for type_ in (Point, list[Point], int | str, dict[Literal['a', 'b'], int], bool, None, Any):
+    types: list[Any] = [Point, list[Point], int | str, dict[Literal['a', 'b'], int], bool, None, Any]
+    for type_ in types:
         adapter = pydantic.TypeAdapter[Any](type_)
         adapter.validate_json(json.dumps(generate_example(adapter.json_schema(), seed=seed)))
 
