@@ -208,6 +208,8 @@ PUBLIC_API: dict[str, set[str]] = {
         'PrefixTools',
         'PrepareTools',
         'RawToolArgs',
+        'Thinking',
+        'ThreadExecutor',
         'Toolset',
         'ValidatedToolArgs',
         'WrapModelRequestHandler',

@@ -19,6 +19,8 @@ from ._dispatch import (
 from ._history_processor import HistoryProcessor
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareTools
+from ._thinking import Thinking
+from ._thread_executor import ThreadExecutor
 from ._toolset import Toolset
 from ._types import (
     AgentBuiltinTool,
@@ -50,6 +52,8 @@ __all__ = (
     'PrefixTools',
     'PrepareTools',
     'RawToolArgs',
+    'Thinking',
+    'ThreadExecutor',
     'Toolset',
     'ValidatedToolArgs',
     'WrapModelRequestHandler',

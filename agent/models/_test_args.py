@@ -97,9 +97,14 @@ class _Generator:
     def choose(self, options: list[dict[str, Any]], depth: int) -> dict[str, Any]:
         """Pick a union member: a non-null one on even seeds, rotating with the seed otherwise.
 
-        Members constrained by a regex `pattern` are avoided when there is another choice.
+        Members constrained by a regex `pattern` are avoided when there is another choice, and so are
+        strings when a number is allowed too.
         """
         usable = [o for o in options if 'pattern' not in self.resolve(o)] or options
+        kinds = {self.resolve(o).get('type') for o in usable}
+        if kinds & {'number', 'integer'} and 'string' in kinds:
+            # A number-or-string union usually means a number that may arrive as text (e.g. Decimal).
+            usable = [o for o in usable if self.resolve(o).get('type') != 'string']
         ordered = sorted(usable, key=lambda o: self.resolve(o).get('type') == 'null')
         if depth >= _MAX_DEPTH:
             nulls = [o for o in ordered if self.resolve(o).get('type') == 'null']

@@ -490,3 +490,49 @@ def test_hooks_see_the_running_agent_name(capsys: pytest.CaptureFixture[str]) ->
     agent = Agent('test', name='my_agent', capabilities=[LogRequest()])
     agent.run_sync('hi')
     assert capsys.readouterr().out == '[my_agent] Sending 1 messages\n'
+
+
+def test_thinking_capability_sets_unified_thinking_setting() -> None:
+    from agent.capabilities import Thinking
+
+    settings_seen: list[ModelSettings | None] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        settings_seen.append(info.model_settings)
+        return ModelResponse(parts=[TextPart('The capital of France is Paris.')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[Thinking(effort='high')])
+    result = agent.run_sync('What is the capital of France?')
+    assert result.output == 'The capital of France is Paris.'
+    assert settings_seen == [{'thinking': 'high'}]
+
+
+def test_thread_executor_runs_sync_tools_on_the_given_pool() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agent.capabilities import ThreadExecutor
+
+    executor = ThreadPoolExecutor(max_workers=16, thread_name_prefix='agent-worker')
+    agent = Agent('test', capabilities=[ThreadExecutor(executor)])
+    thread_names: list[str] = []
+
+    @agent.tool_plain
+    def where() -> str:
+        thread_names.append(threading.current_thread().name)
+        return 'here'
+
+    try:
+        agent.run_sync('hi')
+    finally:
+        executor.shutdown()
+    assert len(thread_names) == 1
+    assert thread_names[0].startswith('agent-worker')
+
+
+def test_thinking_loads_from_a_spec() -> None:
+    from agent import AgentSpec
+    from agent.capabilities import Thinking
+
+    agent = Agent.from_spec(AgentSpec(model='test', capabilities=[{'Thinking': {'effort': 'low'}}]))
+    assert agent.capabilities == [Thinking(effort='low')]
