@@ -245,16 +245,21 @@ async def _refresh_dynamic_system_prompts(state: GraphAgentState, deps: GraphAge
     if not runners:
         return
     ctx = deps.run_context(state)
-    for message in state.message_history:
+    history = state.message_history
+    for position, message in enumerate(history):
         if not isinstance(message, ModelRequest):
             continue
-        for index, part in enumerate(message.parts):
+        parts = list(message.parts)
+        changed = False
+        for index, part in enumerate(parts):
             if isinstance(part, SystemPromptPart) and part.dynamic_ref in runners:
                 fresh = await runners[part.dynamic_ref].run(ctx)
                 if fresh is not None:
-                    parts = list(message.parts)
                     parts[index] = fresh
-                    message.parts = parts
+                    changed = True
+        if changed:
+            # Replace the message rather than edit it: the caller's history objects stay untouched.
+            history[position] = replace(message, parts=parts)
 
 
 @dataclass

@@ -90,3 +90,20 @@ def test_history_processors_trim_what_the_model_sees_but_not_the_history() -> No
         assert len(second.all_messages()) == 4
         assert len(agent.capabilities) == 1
     assert sizes == [1, 1, 1, 1]
+
+
+def test_refreshing_dynamic_system_prompts_leaves_the_callers_history_untouched() -> None:
+    agent: Agent[User, str] = Agent('test', deps_type=User)
+
+    @agent.system_prompt(dynamic=True)
+    def who(ctx: RunContext[User]) -> str:
+        return f'The user is {ctx.deps.name}.'
+
+    first = agent.run_sync('hi', deps=User('Ada', 'pro'))
+    history = first.all_messages()
+    before = bytes(first.all_messages_json())
+    second = agent.run_sync('again', deps=User('Bob', 'pro'), message_history=history)
+    assert bytes(first.all_messages_json()) == before
+    opening = second.all_messages()[0]
+    assert isinstance(opening, ModelRequest)
+    assert opening.parts[0].content == 'The user is Bob.'
