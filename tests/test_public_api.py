@@ -204,6 +204,8 @@ PUBLIC_API: dict[str, set[str]] = {
         'CombinedCapability',
         'HistoryProcessor',
         'HOOK_NAMES',
+        'HookRegistry',
+        'Hooks',
         'NodeResult',
         'PrefixTools',
         'PrepareTools',

@@ -17,6 +17,7 @@ from ._dispatch import (
     run_with_tool_validate_hooks,
 )
 from ._history_processor import HistoryProcessor
+from ._hooks import HookRegistry, Hooks
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareTools
 from ._thinking import Thinking
@@ -48,6 +49,8 @@ __all__ = (
     'AgentToolset',
     'CombinedCapability',
     'HistoryProcessor',
+    'HookRegistry',
+    'Hooks',
     'NodeResult',
     'PrefixTools',
     'PrepareTools',

@@ -1,0 +1,513 @@
+"""`Hooks`: lifecycle hooks written as plain functions and registered by decorator or constructor.
+
+Each hook function has the signature of the `AbstractCapability` method of the same name, without `self`,
+and may be sync (run in a worker thread) or async. Within one `Hooks` instance, several functions for one
+hook point compose like capabilities do, with one simplification:
+
+- `before_*`, `after_*` and `prepare_tools` run in registration order, each seeing the previous one's
+  output. Returning `None` leaves the value unchanged, so a hook that only logs need not return anything.
+  (Capabilities run `after_*` in reverse; here registration order is used throughout, which is easier to
+  reason about for a list of functions in one place.)
+- `wrap_*` nest as middleware, the first registered outermost. A `Skip*` signal raised by an inner one is
+  the result its outer neighbour's handler returns.
+- `on_*_error` run in registration order, each receiving the current error. Raising (the same or another
+  exception) hands that exception to the next; returning a value recovers and skips the rest. Returning
+  `None` means "not handled": the error passes on unchanged.
+
+Options: `timeout` bounds one call of the function (for a `wrap_*` hook it includes the handler it awaits)
+and raises `TimeoutError` naming the function and the hook point. A sync function cannot be interrupted in
+its thread, so its timeout is reported when it returns. `tools` (tool validation and execution points only)
+is a `ToolSelector`; for tools it does not select, the hook is skipped as if it were not registered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelResponse, ToolCallPart
+from agent._run_context import RunContext
+from agent._threads import call_maybe_async, is_async_callable
+from agent._tool import AgentDepsT, ToolSelector, matches_tool_selector
+from agent._tool_def import ToolDefinition
+from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValidation, UserError
+
+from ._abstract import HOOK_NAMES, AbstractCapability
+from ._types import (
+    AgentNode,
+    NodeResult,
+    RawToolArgs,
+    ValidatedToolArgs,
+    WrapModelRequestHandler,
+    WrapNodeRunHandler,
+    WrapRunHandler,
+    WrapToolExecuteHandler,
+    WrapToolValidateHandler,
+)
+
+if TYPE_CHECKING:
+    from agent._events import AgentStreamEvent
+    from agent.run import AgentRunResult
+
+__all__ = ('HookRegistry', 'Hooks')
+
+HookFuncT = TypeVar('HookFuncT', bound=Callable[..., Any])
+
+_TOOL_HOOKS = frozenset(name for name in HOOK_NAMES if '_tool_validate' in name or '_tool_execute' in name)
+
+_Handler = Callable[[Any], Awaitable[Any]]
+_Invoke = Callable[['_Registered', Any, _Handler], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class _Registered:
+    """One function registered for one hook point, with its options."""
+
+    point: str
+    func: Callable[..., Any]
+    timeout: float | None
+    tools: ToolSelector[Any]
+
+    async def call(self, *args: Any, **kwargs: Any) -> Any:
+        if self.timeout is None:
+            return await call_maybe_async(self.func, *args, **kwargs)
+        scope = asyncio.timeout(self.timeout)
+        try:
+            async with scope:
+                return await call_maybe_async(self.func, *args, **kwargs)
+        except TimeoutError as error:
+            if not scope.expired():  # the function raised `TimeoutError` itself
+                raise
+            name = getattr(self.func, '__name__', repr(self.func))
+            raise TimeoutError(
+                f'Hook function {name!r} for {self.point!r} did not finish within {self.timeout} seconds'
+            ) from error
+
+
+def _add(
+    entries: dict[str, list[_Registered]],
+    point: str,
+    func: Callable[..., Any],
+    *,
+    timeout: float | None = None,
+    tools: ToolSelector[Any] = 'all',
+) -> None:
+    if not callable(func):
+        raise UserError(f'A {point!r} hook must be a function, got {func!r}')
+    if timeout is not None and (point == 'wrap_run_event_stream' or timeout <= 0):
+        raise UserError(f'Invalid timeout {timeout!r} for {point!r}: it takes a positive number of seconds')
+    if point.startswith('wrap_') and point != 'wrap_run_event_stream' and not is_async_callable(func):
+        # A sync function, run in a worker thread, has no way to await the handler it is given.
+        raise UserError(f'{point!r} hooks must be async functions (they await the handler), got {func!r}')
+    entries[point].append(_Registered(point, func, timeout, tools))
+
+
+class _HookDecorator:
+    """Registers a function for one hook point: `@decorator` or `@decorator(timeout=...)`."""
+
+    def __init__(self, entries: dict[str, list[_Registered]], point: str) -> None:
+        self._entries = entries
+        self._point = point
+
+    @overload
+    def __call__(self, func: HookFuncT, /) -> HookFuncT: ...
+    @overload
+    def __call__(self, /, *, timeout: float | None = None) -> Callable[[HookFuncT], HookFuncT]: ...
+    def __call__(
+        self, func: HookFuncT | None = None, /, *, timeout: float | None = None
+    ) -> HookFuncT | Callable[[HookFuncT], HookFuncT]:
+        def register(func: HookFuncT) -> HookFuncT:
+            _add(self._entries, self._point, func, timeout=timeout)
+            return func
+
+        return register if func is None else register(func)
+
+
+class _ToolHookDecorator(_HookDecorator, Generic[AgentDepsT]):
+    """Registers a function for one tool hook point: `@decorator` or `@decorator(tools=..., timeout=...)`."""
+
+    @overload
+    def __call__(self, func: HookFuncT, /) -> HookFuncT: ...
+    @overload
+    def __call__(
+        self, /, *, tools: ToolSelector[AgentDepsT] = 'all', timeout: float | None = None
+    ) -> Callable[[HookFuncT], HookFuncT]: ...
+    def __call__(
+        self,
+        func: HookFuncT | None = None,
+        /,
+        *,
+        tools: ToolSelector[AgentDepsT] = 'all',
+        timeout: float | None = None,
+    ) -> HookFuncT | Callable[[HookFuncT], HookFuncT]:
+        def register(func: HookFuncT) -> HookFuncT:
+            _add(self._entries, self._point, func, timeout=timeout, tools=cast(ToolSelector[Any], tools))
+            return func
+
+        return register if func is None else register(func)
+
+
+class HookRegistry(Generic[AgentDepsT]):
+    """The `hooks.on` namespace: one decorator per hook point, each returning the function unchanged.
+
+    ```python
+    @hooks.on.after_model_request
+    def log_response(ctx, *, request_context, response):
+        print(response.parts)
+
+    @hooks.on.before_tool_execute(tools=['delete_file'], timeout=5.0)
+    async def confirm(ctx, *, call, tool_def, args):
+        ...
+    ```
+    """
+
+    # Declared for type checkers and readers; `__getattr__` builds them.
+    before_run: _HookDecorator
+    after_run: _HookDecorator
+    wrap_run: _HookDecorator
+    on_run_error: _HookDecorator
+    before_node_run: _HookDecorator
+    after_node_run: _HookDecorator
+    wrap_node_run: _HookDecorator
+    on_node_run_error: _HookDecorator
+    before_model_request: _HookDecorator
+    after_model_request: _HookDecorator
+    wrap_model_request: _HookDecorator
+    on_model_request_error: _HookDecorator
+    before_tool_validate: _ToolHookDecorator[AgentDepsT]
+    after_tool_validate: _ToolHookDecorator[AgentDepsT]
+    wrap_tool_validate: _ToolHookDecorator[AgentDepsT]
+    on_tool_validate_error: _ToolHookDecorator[AgentDepsT]
+    before_tool_execute: _ToolHookDecorator[AgentDepsT]
+    after_tool_execute: _ToolHookDecorator[AgentDepsT]
+    wrap_tool_execute: _ToolHookDecorator[AgentDepsT]
+    on_tool_execute_error: _ToolHookDecorator[AgentDepsT]
+    prepare_tools: _HookDecorator
+    wrap_run_event_stream: _HookDecorator
+
+    def __init__(self, entries: dict[str, list[_Registered]]) -> None:
+        self._entries = entries
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _TOOL_HOOKS:
+            return _ToolHookDecorator[AgentDepsT](self._entries, name)
+        if name in HOOK_NAMES:
+            return _HookDecorator(self._entries, name)
+        raise AttributeError(f'{name!r} is not a hook point; valid hook points are: {", ".join(HOOK_NAMES)}')
+
+    def __dir__(self) -> list[str]:
+        return [*super().__dir__(), *HOOK_NAMES]
+
+
+class Hooks(AbstractCapability[AgentDepsT]):
+    """Lifecycle hooks as plain functions, without subclassing `AbstractCapability`.
+
+    ```python
+    hooks = Hooks()
+
+    @hooks.on.before_model_request
+    async def log_request(ctx: RunContext[None], request_context: ModelRequestContext) -> ModelRequestContext:
+        print(f'Sending {len(request_context.messages)} messages')
+        return request_context
+
+    agent = Agent('openai:gpt-5.2', capabilities=[hooks, Hooks(after_tool_execute=[audit, redact])])
+    ```
+    """
+
+    on: HookRegistry[AgentDepsT]
+    """The decorators registering functions for each hook point, e.g. `@hooks.on.wrap_tool_execute`."""
+
+    def __init__(self, **hooks: Callable[..., Any] | Sequence[Callable[..., Any]]) -> None:
+        """Register functions by hook point name.
+
+        Args:
+            **hooks: For each hook point name, a function or a list of functions (registered in order).
+
+        Raises:
+            UserError: for a name that is not a hook point, or a function that cannot serve that hook point.
+        """
+        self._entries: dict[str, list[_Registered]] = {name: [] for name in HOOK_NAMES}
+        self.on = HookRegistry[AgentDepsT](self._entries)
+        for point, funcs in hooks.items():
+            if point not in self._entries:
+                raise UserError(f'Unknown hook point {point!r}; valid hook points are: {", ".join(HOOK_NAMES)}')
+            for func in [funcs] if callable(funcs) else funcs:
+                _add(self._entries, point, func)
+
+    def __repr__(self) -> str:
+        registered = ', '.join(
+            f'{point}={[getattr(entry.func, "__name__", entry.func) for entry in entries]}'
+            for point, entries in self._entries.items()
+            if entries
+        )
+        return f'{type(self).__name__}({registered})'
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        # Takes functions, which an agent spec cannot express.
+        return None
+
+    def hook_names(self) -> frozenset[str]:
+        """The hook points with at least one registered function (the class implements them all)."""
+        return frozenset(point for point, entries in self._entries.items() if entries)
+
+    # Composition helpers.
+
+    async def _tool_entries(
+        self, point: str, ctx: RunContext[AgentDepsT], tool_def: ToolDefinition
+    ) -> list[_Registered]:
+        return [entry for entry in self._entries[point] if await matches_tool_selector(entry.tools, ctx, tool_def)]
+
+    @staticmethod
+    async def _pipe(
+        entries: Sequence[_Registered], value: Any, call: Callable[[_Registered, Any], Awaitable[Any]]
+    ) -> Any:
+        for entry in entries:
+            changed = await call(entry, value)
+            if changed is not None:
+                value = changed
+        return value
+
+    @staticmethod
+    async def _recover(
+        entries: Sequence[_Registered], error: BaseException, call: Callable[[_Registered, Any], Awaitable[Any]]
+    ) -> Any:
+        for entry in entries:
+            try:
+                recovered = await call(entry, error)
+            except Exception as raised:
+                error = raised
+                continue
+            if recovered is not None:
+                return recovered
+        raise error
+
+    @staticmethod
+    async def _nest(entries: Sequence[_Registered], handler: _Handler, value: Any, invoke: _Invoke) -> Any:
+        skip = _SKIP_SIGNALS.get(entries[0].point, ()) if entries else ()
+        for index in reversed(range(len(entries))):
+            handler = _layer(entries[index], handler, invoke, absorb=skip if index > 0 else ())
+        return await handler(value)
+
+    # Run hooks.
+
+    async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:
+        for entry in self._entries['before_run']:
+            await entry.call(ctx)
+
+    async def after_run(self, ctx: RunContext[AgentDepsT], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
+        return await self._pipe(self._entries['after_run'], result, lambda e, r: e.call(ctx, result=r))
+
+    async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
+        async def run(_: Any) -> Any:
+            return await handler()
+
+        def invoke(entry: _Registered, _: Any, inner: _Handler) -> Awaitable[Any]:
+            return entry.call(ctx, handler=lambda: inner(None))
+
+        return await self._nest(self._entries['wrap_run'], run, None, invoke)
+
+    async def on_run_error(self, ctx: RunContext[AgentDepsT], *, error: BaseException) -> AgentRunResult[Any]:
+        return await self._recover(self._entries['on_run_error'], error, lambda e, err: e.call(ctx, error=err))
+
+    # Node hooks.
+
+    async def before_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT]
+    ) -> AgentNode[AgentDepsT]:
+        return await self._pipe(self._entries['before_node_run'], node, lambda e, n: e.call(ctx, node=n))
+
+    async def after_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], result: NodeResult[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        entries = self._entries['after_node_run']
+        return await self._pipe(entries, result, lambda e, r: e.call(ctx, node=node, result=r))
+
+    async def wrap_node_run(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], handler: WrapNodeRunHandler[AgentDepsT]
+    ) -> NodeResult[AgentDepsT]:
+        entries = self._entries['wrap_node_run']
+        return await self._nest(entries, handler, node, lambda e, n, inner: e.call(ctx, node=n, handler=inner))
+
+    async def on_node_run_error(
+        self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], error: BaseException
+    ) -> NodeResult[AgentDepsT]:
+        entries = self._entries['on_node_run_error']
+        return await self._recover(entries, error, lambda e, err: e.call(ctx, node=node, error=err))
+
+    # Model request hooks.
+
+    async def before_model_request(
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
+        entries = self._entries['before_model_request']
+        return await self._pipe(entries, request_context, lambda e, rc: e.call(ctx, rc))
+
+    async def after_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        entries = self._entries['after_model_request']
+        return await self._pipe(
+            entries, response, lambda e, r: e.call(ctx, request_context=request_context, response=r)
+        )
+
+    async def wrap_model_request(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
+    ) -> ModelResponse:
+        entries = self._entries['wrap_model_request']
+        return await self._nest(
+            entries, handler, request_context, lambda e, rc, inner: e.call(ctx, request_context=rc, handler=inner)
+        )
+
+    async def on_model_request_error(
+        self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, error: Exception
+    ) -> ModelResponse:
+        entries = self._entries['on_model_request_error']
+        return await self._recover(
+            entries, error, lambda e, err: e.call(ctx, request_context=request_context, error=err)
+        )
+
+    # Tool validation hooks.
+
+    async def before_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: RawToolArgs
+    ) -> RawToolArgs:
+        entries = await self._tool_entries('before_tool_validate', ctx, tool_def)
+        return await self._pipe(entries, args, lambda e, a: e.call(ctx, call=call, tool_def=tool_def, args=a))
+
+    async def after_tool_validate(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        entries = await self._tool_entries('after_tool_validate', ctx, tool_def)
+        return await self._pipe(entries, args, lambda e, a: e.call(ctx, call=call, tool_def=tool_def, args=a))
+
+    async def wrap_tool_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        handler: WrapToolValidateHandler,
+    ) -> ValidatedToolArgs:
+        entries = await self._tool_entries('wrap_tool_validate', ctx, tool_def)
+        return await self._nest(
+            entries, handler, args, lambda e, a, inner: e.call(ctx, call=call, tool_def=tool_def, args=a, handler=inner)
+        )
+
+    async def on_tool_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: RawToolArgs,
+        error: Exception,
+    ) -> ValidatedToolArgs:
+        entries = await self._tool_entries('on_tool_validate_error', ctx, tool_def)
+        return await self._recover(
+            entries, error, lambda e, err: e.call(ctx, call=call, tool_def=tool_def, args=args, error=err)
+        )
+
+    # Tool execution hooks.
+
+    async def before_tool_execute(
+        self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
+    ) -> ValidatedToolArgs:
+        entries = await self._tool_entries('before_tool_execute', ctx, tool_def)
+        return await self._pipe(entries, args, lambda e, a: e.call(ctx, call=call, tool_def=tool_def, args=a))
+
+    async def after_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        result: Any,
+    ) -> Any:
+        entries = await self._tool_entries('after_tool_execute', ctx, tool_def)
+        return await self._pipe(
+            entries, result, lambda e, r: e.call(ctx, call=call, tool_def=tool_def, args=args, result=r)
+        )
+
+    async def wrap_tool_execute(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        handler: WrapToolExecuteHandler,
+    ) -> Any:
+        entries = await self._tool_entries('wrap_tool_execute', ctx, tool_def)
+        return await self._nest(
+            entries, handler, args, lambda e, a, inner: e.call(ctx, call=call, tool_def=tool_def, args=a, handler=inner)
+        )
+
+    async def on_tool_execute_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        call: ToolCallPart,
+        tool_def: ToolDefinition,
+        args: ValidatedToolArgs,
+        error: Exception,
+    ) -> Any:
+        entries = await self._tool_entries('on_tool_execute_error', ctx, tool_def)
+        return await self._recover(
+            entries, error, lambda e, err: e.call(ctx, call=call, tool_def=tool_def, args=args, error=err)
+        )
+
+    # Tool visibility and event streams.
+
+    async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        return await self._pipe(self._entries['prepare_tools'], tool_defs, lambda e, defs: e.call(ctx, defs))
+
+    def wrap_run_event_stream(
+        self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
+    ) -> AsyncIterable[AgentStreamEvent]:
+        for entry in reversed(self._entries['wrap_run_event_stream']):
+            if is_async_callable(entry.func):
+                stream = _awaited_stream(entry.func, ctx, stream)
+            else:
+                # Async generator functions (the usual form) and functions returning a stream are called
+                # directly: the stream is built here and consumed by the run.
+                stream = entry.func(ctx, stream=stream)
+        return stream
+
+
+_SKIP_SIGNALS: dict[str, tuple[type[Exception], ...]] = {
+    'wrap_model_request': (SkipModelRequest,),
+    'wrap_tool_validate': (SkipToolValidation,),
+    'wrap_tool_execute': (SkipToolExecution,),
+}
+"""The signal an inner `wrap_*` hook may raise to supply its point's value instead of calling its handler."""
+
+
+def _layer(entry: _Registered, inner: _Handler, invoke: _Invoke, *, absorb: tuple[type[Exception], ...]) -> _Handler:
+    """Turn one `wrap_*` function into the handler its outer neighbour receives."""
+
+    async def handler(value: Any) -> Any:
+        try:
+            return await invoke(entry, value, inner)
+        except absorb as skip:
+            if isinstance(skip, SkipModelRequest):
+                return skip.response
+            if isinstance(skip, SkipToolValidation):
+                return skip.args
+            return cast(SkipToolExecution, skip).result
+
+    return handler
+
+
+async def _awaited_stream(
+    func: Callable[..., Any], ctx: RunContext[Any], stream: AsyncIterable[AgentStreamEvent]
+) -> AsyncIterator[AgentStreamEvent]:
+    """The stream returned by an async function that returns (rather than yields) a stream."""
+    wrapped: AsyncIterable[AgentStreamEvent] = await func(ctx, stream=stream)
+    async for event in wrapped:
+        yield event
