@@ -100,6 +100,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     metadata: dict[str, Any] | None
     pending_messages: list[PendingMessage]
     deferred_tool_results: DeferredToolResults | None = None
+    prepare_output_tools: Callable[..., Any] | None = None
     validation_context: Any = None
     event_sink: EventSink | None = None
     tool_manager: ToolManager[DepsT] | None = None
@@ -329,8 +330,14 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
 async def _visible_tool_defs(
     ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
 ) -> list[ToolDefinition]:
-    defs = [*manager.tool_defs, *deps.output_schema.tool_defs]
-    prepared = await deps.capability.prepare_tools(ctx, defs)
+    output_defs = deps.output_schema.tool_defs
+    if deps.prepare_output_tools is not None and output_defs:
+        from ._threads import call_maybe_async
+
+        changed = await call_maybe_async(deps.prepare_output_tools, ctx, output_defs)
+        if changed is not None:
+            output_defs = list(changed)
+    prepared = await deps.capability.prepare_tools(ctx, [*manager.tool_defs, *output_defs])
     visible = {td.name: td for td in prepared}
     # Tools hidden by prepare_tools can't be called this step; changed definitions are the ones in force.
     manager.tools = {

@@ -227,6 +227,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         metadata=metadata or None,
         pending_messages=pending,
         deferred_tool_results=setup.deferred_tool_results,
+        prepare_output_tools=agent._prepare_output_tools,  # pyright: ignore[reportPrivateUsage]
         validation_context=agent._validation_context,  # pyright: ignore[reportPrivateUsage]
     )
     ctx = deps.run_context(state)

@@ -72,6 +72,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         builtin_tools: Sequence[Any] = (),
         native_tools: Sequence[Any] = (),
         prepare_tools: Callable[..., Any] | None = None,
+        prepare_output_tools: Callable[..., Any] | None = None,
         toolsets: Sequence[Any] | None = None,
         defer_model_check: bool = False,
         end_strategy: EndStrategy = 'early',
@@ -106,6 +107,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         )
         self._toolsets: list[Any] = list(toolsets or [])
         self._prepare_tools = prepare_tools
+        self._prepare_output_tools = prepare_output_tools
         self._native_tools: list[Any] = [*builtin_tools, *native_tools]
         self._metadata = metadata
         self._event_stream_handler = event_stream_handler

@@ -12,7 +12,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from agent import Agent, ModelRetry, RunContext, ToolOutput
+from agent import Agent, ModelRetry, RunContext, ToolDefinition, ToolOutput
 from agent.exceptions import UnexpectedModelBehavior, UserError
 from agent.messages import (
     ModelMessage,
@@ -601,3 +601,19 @@ async def test_output_validator_sees_the_output_tools_own_retry_budget():
 
     assert result.output == City(name='X', population=1)
     assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+async def test_prepare_output_tools_can_rewrite_output_tool_definitions():
+    seen: list[tuple[str, str | None]] = []
+
+    def describe(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        return [dataclasses.replace(td, description=f'Step {ctx.run_step}: submit the city') for td in tool_defs]
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.extend((t.name, t.description) for t in info.output_tools)
+        return ModelResponse(parts=[ToolCallPart('final_result', {'name': 'Oslo', 'population': 1})])
+
+    agent = Agent(FunctionModel(respond), output_type=City, prepare_output_tools=describe)
+    result = await agent.run('City')
+    assert result.output == City(name='Oslo', population=1)
+    assert seen == [('final_result', 'Step 1: submit the city')]
