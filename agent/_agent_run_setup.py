@@ -132,16 +132,21 @@ class _RunHooksBridge:
     async def start(self) -> None:
         from .capabilities import run_with_run_hooks
 
-        started = asyncio.Event()
+        # Resolved when the innermost handler starts (the graph may run) or the hooks finish on their own.
+        # A future with callbacks rather than asyncio.wait(), which a deterministic workflow does not allow.
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def mark_ready(*_: Any) -> None:
+            if not ready.done():
+                ready.set_result(None)
 
         async def handler() -> AgentRunResult[Any]:
-            started.set()
+            mark_ready()
             return await asyncio.shield(self.outcome)
 
         self.task = asyncio.ensure_future(run_with_run_hooks(self.capability, self.ctx, handler))
-        waiter = asyncio.ensure_future(started.wait())
-        await asyncio.wait([waiter, self.task], return_when=asyncio.FIRST_COMPLETED)
-        waiter.cancel()
+        self.task.add_done_callback(mark_ready)
+        await ready
         if self.task.done():
             # The hooks finished without running the graph (a wrap_run that answered by itself, or an error).
             self.run._set_result(self.task.result())  # pyright: ignore[reportPrivateUsage]

@@ -18,9 +18,20 @@ from typing import Any, TypeVar, cast
 
 import anyio.to_thread
 
-__all__ = ('call_maybe_async', 'is_async_callable', 'run_sync_in_thread', 'use_thread_executor')
+__all__ = ('INLINE', 'call_maybe_async', 'is_async_callable', 'run_sync_in_thread', 'use_thread_executor')
 
 T = TypeVar('T')
+
+
+class _InlineExecutor(Executor):
+    """Marks code that must call sync functions in place (a deterministic workflow has no threads)."""
+
+    def __repr__(self) -> str:
+        return 'INLINE'
+
+
+INLINE: Executor = _InlineExecutor()
+"""Pass to `use_thread_executor` to run sync callables inline instead of in a thread."""
 
 _thread_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
     'agent_thread_executor', default=None
@@ -41,12 +52,14 @@ async def run_sync_in_thread(func: Callable[..., T], /, *args: Any, **kwargs: An
     Returns:
         Whatever `func` returns.
     """
+    executor = _thread_executor.get()
+    if executor is INLINE:
+        return func(*args, **kwargs)
     context = contextvars.copy_context()
 
     def run_in_context() -> T:
         return context.run(func, *args, **kwargs)
 
-    executor = _thread_executor.get()
     if executor is not None:
         return await asyncio.get_running_loop().run_in_executor(executor, run_in_context)
     return await anyio.to_thread.run_sync(run_in_context)

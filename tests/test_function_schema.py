@@ -433,3 +433,13 @@ def test_there_is_no_return_schema_for_none_any_or_a_missing_annotation():
 
     for function in (returns_none, returns_any, unannotated):
         assert function_schema(function).return_schema is None
+
+
+async def test_inline_executor_calls_sync_functions_on_the_calling_thread() -> None:
+    import threading
+
+    from agent._threads import INLINE, run_sync_in_thread, use_thread_executor
+
+    with use_thread_executor(INLINE):
+        ident = await run_sync_in_thread(threading.get_ident)
+    assert ident == threading.get_ident()
