@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .models import Model
     from .toolsets import AbstractToolset
 
-__all__ = ('RunSetup', 'build_run')
+__all__ = ('RunSetup', 'assemble_toolset', 'build_run')
 
 
 @dataclass(kw_only=True)
@@ -91,9 +91,10 @@ async def _metadata(value: Any, ctx: RunContext[Any]) -> dict[str, Any] | None:
     return dict(value)
 
 
-def _toolset(
+def assemble_toolset(
     agent: Agent[Any, Any], capability: AbstractCapability[Any], extra: Sequence[Any] | None
 ) -> AbstractToolset[Any]:
+    """The run's toolset: the agent's and capabilities' toolsets combined, prepared, then wrapped by capabilities."""
     from .toolsets import CombinedToolset, as_toolset
 
     parts: list[AbstractToolset[Any]] = [as_toolset(t) for t in agent.toolsets]
@@ -205,7 +206,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         **(await _metadata(agent._metadata, base_ctx) or {}),  # pyright: ignore[reportPrivateUsage]
         **(await _metadata(setup.metadata, base_ctx) or {}),
     }
-    toolset = _toolset(agent, capability, setup.toolsets)
+    toolset = assemble_toolset(agent, capability, setup.toolsets)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,
         user_deps=setup.deps,

@@ -1,0 +1,86 @@
+"""The activities of one registered agent: its model requests and its tool executions.
+
+Activity names are stable and explicit, so renaming Python code never breaks a run in flight:
+
+- `agent.<agent>.model_request`: one model request, with the model-request hooks around it.
+- `agent.<agent>.call_tool`: one tool execution, with the tool-execute hooks around it.
+
+Both halves of the I/O-wrapping hooks therefore run here, next to the call they wrap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from temporalio import activity
+
+from agent import Agent
+from agent._agent_run_setup import assemble_toolset
+from agent._model_request_context import ModelRequestContext
+from agent._ports import DirectPorts
+from agent._serialization import serializable_deps_adapter
+from agent.capabilities import CombinedCapability
+from agent.exceptions import UserError
+from agent.messages import ModelResponse
+from agent.models import Model, infer_model
+
+from ._errors import to_application_error
+from ._names import call_tool_activity_name, model_request_activity_name
+from ._types import CallToolInput, ModelRequestInput
+
+__all__ = ('agent_activities',)
+
+
+def agent_activities(name: str, agent: Agent[Any, Any]) -> list[Callable[..., Any]]:
+    """Build the activities of agent `name` (once per worker)."""
+    capability = CombinedCapability(list(agent.capabilities))
+    deps_adapter = (
+        serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
+    )
+    ports = DirectPorts()
+
+    def resolve_model(override: str | None) -> Model:
+        model = override or agent.model
+        if model is None:
+            raise UserError(f'Agent {name!r} has no model: register it with one or pass "model" in the run input.')
+        return infer_model(model)
+
+    def deps_of(raw: Any) -> Any:
+        return deps_adapter.validate_python(raw) if deps_adapter is not None and raw is not None else raw
+
+    @activity.defn(name=model_request_activity_name(name))
+    async def model_request(inp: ModelRequestInput) -> ModelResponse:
+        model = resolve_model(inp.model)
+        ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))
+        request_context = ModelRequestContext(
+            model=model,
+            messages=inp.messages,
+            model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
+            model_request_parameters=inp.parameters,
+        )
+        try:
+            return await ports.request_model(ctx, request_context, capability)
+        except Exception as exc:
+            if (converted := to_application_error(exc)) is not None:
+                raise converted from exc
+            raise
+
+    @activity.defn(name=call_tool_activity_name(name))
+    async def call_tool(inp: CallToolInput) -> Any:
+        model = resolve_model(None) if agent.model is not None else None
+        ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]
+        toolset = assemble_toolset(agent, capability, None)
+        try:
+            async with toolset:
+                tools = await toolset.get_tools(ctx)
+                tool = tools.get(inp.call.tool_name)
+                if tool is None:
+                    raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
+                return await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+        except Exception as exc:
+            if (converted := to_application_error(exc)) is not None:
+                raise converted from exc
+            raise
+
+    return [model_request, call_tool]

@@ -1,0 +1,15 @@
+"""Activity names: stable strings, so renaming Python code never breaks a run in flight."""
+
+from __future__ import annotations
+
+__all__ = ('call_tool_activity_name', 'model_request_activity_name')
+
+
+def model_request_activity_name(agent_name: str) -> str:
+    """`agent.<agent>.model_request`: one model request with the model-request hooks around it."""
+    return f'agent.{agent_name}.model_request'
+
+
+def call_tool_activity_name(agent_name: str) -> str:
+    """`agent.<agent>.call_tool`: one tool execution with the tool-execute hooks around it."""
+    return f'agent.{agent_name}.call_tool'

@@ -1,0 +1,112 @@
+"""Activity inputs: plain dataclasses, versioned wire contracts (new fields only with defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent._parts import ModelMessage, ToolCallPart
+from agent._run_context import RunContext
+from agent.models import Model, ModelRequestParameters
+from agent.usage import RunUsage
+
+__all__ = ('ActivityRunContext', 'CallToolInput', 'ModelRequestInput')
+
+
+@dataclass
+class ActivityRunContext:
+    """The `RunContext` fields that cross into activities (an explicit allow-list)."""
+
+    run_id: str
+    """The run's id."""
+    conversation_id: str
+    """The conversation's id."""
+    run_step: int
+    """The current step."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage so far (a snapshot)."""
+    deps: Any = None
+    """The run's deps, as data."""
+    metadata: dict[str, Any] | None = None
+    """Run metadata."""
+    tool_name: str | None = None
+    """The tool being called, for tool activities."""
+    tool_call_id: str | None = None
+    """The call's id: an idempotency key for the tool."""
+    retry: int = 0
+    """Retries of this tool so far."""
+    max_retries: int = 0
+    """Retries allowed for this tool."""
+    tool_call_approved: bool = False
+    """Whether the call was approved by a human."""
+    tool_call_metadata: Any = None
+    """Metadata supplied with the approval."""
+    model_settings: dict[str, Any] | None = None
+    """The merged model settings of the step, for model requests."""
+
+    @classmethod
+    def from_run_context(cls, ctx: RunContext[Any]) -> ActivityRunContext:
+        """Copy the allowed fields out of a workflow-side `RunContext`."""
+        return cls(
+            run_id=ctx.run_id or '',
+            conversation_id=ctx.conversation_id or '',
+            run_step=ctx.run_step,
+            usage=ctx.usage,
+            deps=ctx.deps,
+            metadata=ctx.metadata,
+            tool_name=ctx.tool_name,
+            tool_call_id=ctx.tool_call_id,
+            retry=ctx.retry,
+            max_retries=ctx.max_retries,
+            tool_call_approved=ctx.tool_call_approved,
+            tool_call_metadata=ctx.tool_call_metadata,
+            model_settings=dict(ctx.model_settings) if ctx.model_settings is not None else None,
+        )
+
+    def to_run_context(self, *, agent: Any, model: Model, deps: Any) -> RunContext[Any]:
+        """Rebuild a `RunContext` on the activity side (fields that did not cross keep their defaults)."""
+        return RunContext[Any](
+            deps=deps,
+            model=model,
+            usage=self.usage,
+            agent=agent,
+            run_id=self.run_id,
+            conversation_id=self.conversation_id,
+            run_step=self.run_step,
+            metadata=self.metadata,
+            tool_name=self.tool_name,
+            tool_call_id=self.tool_call_id,
+            retry=self.retry,
+            max_retries=self.max_retries,
+            tool_call_approved=self.tool_call_approved,
+            tool_call_metadata=self.tool_call_metadata,
+            model_settings=self.model_settings,  # pyright: ignore[reportArgumentType]
+        )
+
+
+@dataclass
+class ModelRequestInput:
+    """Input of `agent.<agent>.model_request`."""
+
+    ctx: ActivityRunContext
+    """The run context fields that cross."""
+    messages: list[ModelMessage]
+    """The conversation to send."""
+    parameters: ModelRequestParameters
+    """Tools and output mode."""
+    model_settings: dict[str, Any] | None = None
+    """The merged settings of the step."""
+    model: str | None = None
+    """A model named by the run (instead of the agent's own)."""
+
+
+@dataclass
+class CallToolInput:
+    """Input of `agent.<agent>.call_tool`."""
+
+    ctx: ActivityRunContext
+    """The run context fields that cross."""
+    call: ToolCallPart
+    """The call being executed."""
+    args: dict[str, Any]
+    """The validated arguments."""

