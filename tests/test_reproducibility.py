@@ -9,6 +9,7 @@ from pathlib import Path
 
 from agent import Agent, RunContext
 from agent._env import RunEnvironment, use_environment
+from agent._threads import INLINE, use_thread_executor
 
 AGENT_DIR = Path(__file__).parent.parent / 'agent'
 
@@ -35,10 +36,11 @@ def build_agent() -> Agent[int, str]:
 
 
 def test_same_environment_gives_byte_identical_histories() -> None:
+    # As in a workflow, sync tools run inline: thread scheduling would otherwise decide completion order.
     agent = build_agent()
-    with use_environment(fixed_environment(1)):
+    with use_environment(fixed_environment(1)), use_thread_executor(INLINE):
         first = agent.run_sync('go', deps=3)
-    with use_environment(fixed_environment(1)):
+    with use_environment(fixed_environment(1)), use_thread_executor(INLINE):
         second = agent.run_sync('go', deps=3)
     assert first.all_messages_json() == second.all_messages_json()
     assert first.run_id == second.run_id

@@ -43,7 +43,7 @@ async def poll_status(env: WorkflowEnvironment, workflow_id: str, state: str) ->
         status = await query(env, workflow_id, 'status')
         assert isinstance(status, dict)
         if status['state'] == state:
-            return status  # pyright: ignore[reportUnknownVariableType]
+            return status
         await asyncio.sleep(0.1)
     raise AssertionError(f'workflow never reached {state!r}')
 
