@@ -21,14 +21,23 @@ from typing import Any
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.worker import Worker
+from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities import agent_activities
 from agent import Agent, UserError
 from workflows import AgentWorkflow, register_agent
 
-__all__ = ('DEFAULT_TASK_QUEUE', 'build_worker', 'connect', 'load_agents', 'main', 'temporal_cli_path')
+__all__ = (
+    'DEFAULT_TASK_QUEUE',
+    'build_replayer',
+    'build_worker',
+    'connect',
+    'load_agents',
+    'main',
+    'temporal_cli_path',
+    'workflow_runner',
+)
 
 DEFAULT_TASK_QUEUE = 'agents'
 
@@ -76,14 +85,29 @@ def build_worker(
     for name, agent in agents.items():
         register_agent(name, agent)
         activities.extend(agent_activities(name, agent))
-    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
     return Worker(
         client,
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
-        workflow_runner=SandboxedWorkflowRunner(restrictions=restrictions),
+        workflow_runner=workflow_runner(),
         **worker_options,
+    )
+
+
+def workflow_runner() -> SandboxedWorkflowRunner:
+    """The sandbox the workflow runs in, with the runtime's packages passed through."""
+    return SandboxedWorkflowRunner(
+        restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
+    )
+
+
+def build_replayer(agents: Mapping[str, Agent[Any, Any]]) -> Replayer:
+    """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them)."""
+    for name, agent in agents.items():
+        register_agent(name, agent)
+    return Replayer(
+        workflows=[AgentWorkflow], data_converter=pydantic_data_converter, workflow_runner=workflow_runner()
     )
 
 
