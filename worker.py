@@ -26,7 +26,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities import agent_activities
 from agent import Agent, UserError
-from workflows import AgentWorkflow, register_agent
+from workflows import AgentWorkflow, DurableAgent, register_agent
 
 __all__ = (
     'DEFAULT_TASK_QUEUE',
@@ -71,7 +71,7 @@ async def connect(address: str = 'localhost:7233', namespace: str = 'default') -
 
 def build_worker(
     client: Client,
-    agents: Mapping[str, Agent[Any, Any]],
+    agents: Mapping[str, Agent[Any, Any] | DurableAgent],
     *,
     task_queue: str = DEFAULT_TASK_QUEUE,
     **worker_options: Any,
@@ -82,9 +82,10 @@ def build_worker(
         UserError: for an invalid or duplicate agent name, or an agent whose deps cannot be serialized.
     """
     activities: list[Any] = []
-    for name, agent in agents.items():
-        register_agent(name, agent)
-        activities.extend(agent_activities(name, agent))
+    for name, entry in agents.items():
+        durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
+        register_agent(name, durable, task_queue=task_queue)
+        activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
     return Worker(
         client,
         task_queue=task_queue,
@@ -102,7 +103,7 @@ def workflow_runner() -> SandboxedWorkflowRunner:
     )
 
 
-def build_replayer(agents: Mapping[str, Agent[Any, Any]]) -> Replayer:
+def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Replayer:
     """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them)."""
     for name, agent in agents.items():
         register_agent(name, agent)

@@ -4,13 +4,14 @@ Activity names are stable and explicit, so renaming Python code never breaks a r
 
 - `agent.<agent>.model_request`: one model request, with the model-request hooks around it.
 - `agent.<agent>.call_tool`: one tool execution, with the tool-execute hooks around it.
+- `agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls wait for results.
 
 Both halves of the I/O-wrapping hooks therefore run here, next to the call they wrap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from temporalio import activity
@@ -26,14 +27,16 @@ from agent.messages import ModelResponse
 from agent.models import Model, infer_model
 
 from ._errors import to_application_error
-from ._names import call_tool_activity_name, model_request_activity_name
-from ._types import CallToolInput, ModelRequestInput
+from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from ._types import CallToolInput, DeferredNotice, ModelRequestInput
 
 __all__ = ('agent_activities',)
 
 
-def agent_activities(name: str, agent: Agent[Any, Any]) -> list[Callable[..., Any]]:
-    """Build the activities of agent `name` (once per worker)."""
+def agent_activities(
+    name: str, agent: Agent[Any, Any], *, notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None
+) -> list[Callable[..., Any]]:
+    """Build the activities of agent `name` (once per worker), with its notifier's if it has one."""
     capability = CombinedCapability(list(agent.capabilities))
     deps_adapter = (
         serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
@@ -83,4 +86,12 @@ def agent_activities(name: str, agent: Agent[Any, Any]) -> list[Callable[..., An
                 raise converted from exc
             raise
 
-    return [model_request, call_tool]
+    activities: list[Callable[..., Any]] = [model_request, call_tool]
+    if notifier is not None:
+
+        @activity.defn(name=notify_activity_name(name))
+        async def notify_deferred(notice: DeferredNotice) -> None:
+            await notifier(notice)
+
+        activities.append(notify_deferred)
+    return activities

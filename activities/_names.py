@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ('call_tool_activity_name', 'model_request_activity_name')
+__all__ = ('call_tool_activity_name', 'model_request_activity_name', 'notify_activity_name')
 
 
 def model_request_activity_name(agent_name: str) -> str:
@@ -13,3 +13,8 @@ def model_request_activity_name(agent_name: str) -> str:
 def call_tool_activity_name(agent_name: str) -> str:
     """`agent.<agent>.call_tool`: one tool execution with the tool-execute hooks around it."""
     return f'agent.{agent_name}.call_tool'
+
+
+def notify_activity_name(agent_name: str) -> str:
+    """`agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls are waiting."""
+    return f'agent.{agent_name}.notify_deferred'

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent._deferred import DeferredToolRequests
 from agent._parts import ModelMessage, ToolCallPart
 from agent._run_context import RunContext
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
-__all__ = ('ActivityRunContext', 'CallToolInput', 'ModelRequestInput')
+__all__ = ('ActivityRunContext', 'CallToolInput', 'DeferredNotice', 'ModelRequestInput')
 
 
 @dataclass
@@ -110,3 +111,19 @@ class CallToolInput:
     """The call being executed."""
     args: dict[str, Any]
     """The validated arguments."""
+
+
+@dataclass
+class DeferredNotice:
+    """Input of the notifier activity: which calls are waiting, in which run."""
+
+    agent: str
+    """The registered agent's name."""
+    requests: DeferredToolRequests
+    """The calls still waiting for results."""
+    workflow_id: str
+    """The workflow to signal or update with the results."""
+    run_id: str
+    """The agent run's id."""
+    reminder: int = 0
+    """0 for the first notice, then 1, 2, ... for reminders."""

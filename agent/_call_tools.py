@@ -139,7 +139,7 @@ def _end_with_deferred(
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
 ) -> End[FinalResult[Any]]:
-    if not deps.output_schema.allows_deferred_tool_requests:
+    if not deps.output_schema.allows_deferred_tool_requests and not deps.ports.ends_with_deferred_requests():
         names = ', '.join(sorted({c.tool_name for c in requests.calls + requests.approvals}))
         raise UserError(
             f'The model called tools that need approval or external execution ({names}), but DeferredToolRequests '

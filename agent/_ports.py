@@ -76,6 +76,14 @@ class RunPorts:
         """Wait for results of deferred tool calls; `None` means the run cannot wait and must end instead."""
         return None
 
+    def ends_with_deferred_requests(self) -> bool:
+        """Whether a run that stops waiting may end with `DeferredToolRequests` even if its output type lacks it.
+
+        Durable runs whose approval policy ends the run on timeout say yes; in-process runs say no, so a
+        missing `DeferredToolRequests` output type is reported as the mistake it is.
+        """
+        return False
+
 
 class DirectPorts(RunPorts):
     """Ports for an in-process run: every call happens right here; deferred calls end the run."""

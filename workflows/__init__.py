@@ -4,15 +4,22 @@ Workflow code imports only dataclasses, the agent graph and activity references:
 """
 
 from ._agent_workflow import AgentWorkflow
-from ._registry import get_agent, register_agent, registered_agents
-from ._types import AgentRunInput, AgentRunOutput, RunStatus
+from ._approval_policy import ApprovalPolicy
+from ._durable_agent import DeferredNotifier, DurableAgent
+from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
+from ._types import AgentRunInput, AgentRunOutput, DeferredNotice, RunStatus
 
 __all__ = (
     'AgentRunInput',
     'AgentRunOutput',
     'AgentWorkflow',
+    'ApprovalPolicy',
+    'DeferredNotice',
+    'DeferredNotifier',
+    'DurableAgent',
     'RunStatus',
     'get_agent',
+    'get_durable_agent',
     'register_agent',
     'registered_agents',
 )

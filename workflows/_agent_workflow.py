@@ -32,7 +32,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.graph import End
 
     from ._ports import WorkflowPorts
-    from ._registry import get_agent
+    from ._registry import get_durable_agent
     from ._stand_in_model import StandInModel
     from ._types import AgentRunInput, AgentRunOutput, RunStatus
 
@@ -46,6 +46,7 @@ class AgentWorkflow:
     def __init__(self) -> None:
         self._ports: WorkflowPorts | None = None
         self._status = RunStatus()
+        self._early = DeferredToolResults()
 
     @workflow.run
     async def run(self, inp: AgentRunInput) -> AgentRunOutput:
@@ -63,11 +64,18 @@ class AgentWorkflow:
         return output
 
     async def _run(self, inp: AgentRunInput) -> AgentRunOutput:
-        agent = get_agent(inp.agent)
+        durable = get_durable_agent(inp.agent, workflow.info().task_queue)
+        agent = durable.agent
         deps: Any = inp.deps
         if agent.deps_type is not type(None) and deps is not None:
             deps = serializable_deps_adapter(agent.deps_type, agent_name=inp.agent).validate_python(deps)
-        self._ports = ports = WorkflowPorts(inp.agent, inp.model)
+        self._ports = ports = WorkflowPorts(
+            inp.agent,
+            inp.model,
+            policy=inp.approval_policy or durable.approval_policy,
+            notify=durable.notifier is not None,
+        )
+        ports.hold_early(self._early)
         rng = workflow.random()
         environment = RunEnvironment(now=workflow.now, random_bits=rng.getrandbits)
         with use_environment(environment), use_ports(ports), use_thread_executor(INLINE):
@@ -100,8 +108,13 @@ class AgentWorkflow:
 
     @workflow.signal(name='submit_deferred_tool_results')
     def submit_deferred_tool_results(self, results: DeferredToolResults) -> None:
-        """Deliver results for pending deferred tool calls (ids that are not pending are ignored)."""
-        if self._ports is None:
+        """Deliver results for deferred tool calls; results that arrive before their calls are pending are kept."""
+        if self._ports is None or self._ports.pending is None:
+            # Nothing is waiting yet (a reviewer can be faster than the model): keep them for later.
+            if self._ports is None:
+                self._early.update(results)
+            else:
+                self._ports.hold_early(results)
             return
         try:
             self._ports.check_results(results)

@@ -7,32 +7,47 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error
-from activities._names import call_tool_activity_name, model_request_activity_name
-from activities._types import ActivityRunContext, CallToolInput, ModelRequestInput
-from agent._deferred import DeferredToolRequests, DeferredToolResults
+from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from activities._types import ActivityRunContext, CallToolInput, DeferredNotice, ModelRequestInput
+from agent._content import ToolReturn
+from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
 from agent._ports import RunPorts
 from agent._run_context import RunContext
+
+from ._approval_policy import ApprovalPolicy
 
 __all__ = ('WorkflowPorts',)
 
 MODEL_TIMEOUT = timedelta(minutes=5)
 TOOL_TIMEOUT = timedelta(minutes=5)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3)
+NOTIFY_TIMEOUT = timedelta(minutes=1)
 
 
 class WorkflowPorts(RunPorts):
     """Model requests and tool executions as activities; deferred calls wait for signals or updates."""
 
-    def __init__(self, agent_name: str, model_override: str | None) -> None:
+    def __init__(
+        self,
+        agent_name: str,
+        model_override: str | None,
+        *,
+        policy: ApprovalPolicy | None = None,
+        notify: bool = False,
+    ) -> None:
         self.agent_name = agent_name
         self.model_override = model_override
+        self.policy = policy or ApprovalPolicy()
+        self.notify = notify
         self.pending: DeferredToolRequests | None = None
         self.collected = DeferredToolResults()
+        self.early = DeferredToolResults()
+        self._end_requested = False
 
     async def request_model(
         self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: Any
@@ -78,10 +93,91 @@ class WorkflowPorts(RunPorts):
             return None  # the agent asked for the end-the-run style: return the requests as the output
         self.pending = requests
         self.collected = DeferredToolResults()
-        await workflow.wait_condition(lambda: requests.remaining(self.collected) is None)
-        results, self.pending = self.collected, None
-        self.collected = DeferredToolResults()
+        self._take_early_results(requests)
+        try:
+            if not await self._wait_for_results(ctx, requests):
+                return self._on_timeout(requests)
+            return self.collected
+        finally:
+            self.pending = None
+            self.collected = DeferredToolResults()
+
+    async def _wait_for_results(self, ctx: RunContext[Any], requests: DeferredToolRequests) -> bool:
+        """Wait (on durable timers) until every call is resolved; `False` if the policy's timeout fired."""
+        policy = self.policy
+        deadline = workflow.now() + policy.timeout if policy.timeout is not None else None
+        reminder = 0
+        while True:
+            if self.notify:
+                await self._notify(ctx, requests, reminder)
+            waits = [w for w in (policy.remind_every, deadline - workflow.now() if deadline else None) if w is not None]
+            try:
+                await workflow.wait_condition(
+                    lambda: requests.remaining(self.collected) is None, timeout=min(waits) if waits else None
+                )
+                return True
+            except TimeoutError:
+                if deadline is not None and workflow.now() >= deadline:
+                    return False
+                reminder += 1
+
+    async def _notify(self, ctx: RunContext[Any], requests: DeferredToolRequests, reminder: int) -> None:
+        remaining = requests.remaining(self.collected)
+        if remaining is None:
+            return
+        notice = DeferredNotice(
+            agent=self.agent_name,
+            requests=remaining,
+            workflow_id=workflow.info().workflow_id,
+            run_id=ctx.run_id or '',
+            reminder=reminder,
+        )
+        await workflow.execute_activity(
+            notify_activity_name(self.agent_name), notice, start_to_close_timeout=NOTIFY_TIMEOUT
+        )
+
+    def _on_timeout(self, requests: DeferredToolRequests) -> DeferredToolResults | None:
+        remaining = requests.remaining(self.collected)
+        assert remaining is not None
+        policy = self.policy
+        if policy.on_timeout == 'fail':
+            raise ApplicationError(
+                f'Deferred tool calls {remaining.tool_call_ids} were not resolved within '
+                f'{policy.timeout_seconds} seconds',
+                type='DeferredToolsTimeout',
+                non_retryable=True,
+            )
+        if policy.on_timeout == 'end':
+            self._end_requested = True
+            return None
+        results = self.collected
+        for call in remaining.approvals:
+            results.approvals[call.tool_call_id] = ToolDenied(policy.deny_message)
+        for call in remaining.calls:
+            results.calls[call.tool_call_id] = ToolReturn(policy.deny_message)
         return results
+
+    def ends_with_deferred_requests(self) -> bool:
+        return self._end_requested
+
+    def hold_early(self, results: DeferredToolResults) -> None:
+        """Keep results that arrive before their calls are pending (a fast reviewer); they apply once they are."""
+        self.early.update(results)
+
+    def _take_early_results(self, requests: DeferredToolRequests) -> None:
+        if not self.early.tool_call_ids:
+            return
+        ids = set(requests.tool_call_ids)
+        early, self.early = self.early, DeferredToolResults()
+        matching = DeferredToolResults(
+            approvals={k: v for k, v in early.approvals.items() if k in ids},
+            calls={k: v for k, v in early.calls.items() if k in ids},
+            metadata={k: v for k, v in early.metadata.items() if k in ids},
+        )
+        unmatched = sorted(early.tool_call_ids - ids)
+        if unmatched:
+            workflow.logger.warning('Dropping results for tool calls that never became pending: %s', unmatched)
+        self.collected.update(matching)
 
     def check_results(self, results: DeferredToolResults) -> None:
         """Reject results for calls that are not pending (unknown or already resolved).

@@ -1,8 +1,9 @@
-"""The agents a worker runs, by name.
+"""The agents workers run, by task queue and name.
 
-Workers register agents once, at start-up; the workflow only looks them up. This module is passed
-through the workflow sandbox, so the workflow sees the worker's registry and never rebuilds an agent
-for a run.
+Workers register agents once, at start-up; the workflow only looks them up (by its task queue and the
+agent name in its input). This module is passed through the workflow sandbox, so the workflow sees the
+workers' registry and never rebuilds an agent for a run. Keying by task queue lets several workers in
+one process serve different agents under the same name.
 """
 
 from __future__ import annotations
@@ -11,38 +12,56 @@ from typing import Any
 
 from agent import Agent, UserError
 
-__all__ = ('get_agent', 'register_agent', 'registered_agents')
+from ._durable_agent import DurableAgent
 
-_agents: dict[str, Agent[Any, Any]] = {}
+__all__ = ('ANY_TASK_QUEUE', 'get_agent', 'get_durable_agent', 'register_agent', 'registered_agents')
+
+ANY_TASK_QUEUE = '*'
+"""Registers an agent for every task queue (used by the replayer, which replays any queue's history)."""
+
+_entries: dict[tuple[str, str], DurableAgent] = {}
 
 
-def register_agent(name: str, agent: Agent[Any, Any]) -> None:
-    """Register `agent` under `name` (re-registering the same agent is a no-op).
+def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_queue: str = ANY_TASK_QUEUE) -> None:
+    """Register an agent (with its durable options, if given) under `name` for `task_queue`.
+
+    Registering the same agent again replaces its options.
 
     Raises:
-        UserError: if the name is taken by another agent or is not a valid activity name part.
+        UserError: if the name is not a valid activity name part, or another agent holds it on that queue.
     """
     if not name or any(ch in name for ch in ' /'):
         raise UserError(f'Invalid agent name {name!r}: use letters, digits, "-", "_" or "."')
-    existing = _agents.get(name)
-    if existing is not None and existing is not agent:
-        raise UserError(f'Another agent is already registered as {name!r}')
-    _agents[name] = agent
+    durable = agent if isinstance(agent, DurableAgent) else DurableAgent(agent)
+    existing = _entries.get((task_queue, name))
+    if existing is not None and existing.agent is not durable.agent:
+        raise UserError(f'Another agent is already registered as {name!r} on task queue {task_queue!r}')
+    _entries[(task_queue, name)] = durable
 
 
-def get_agent(name: str) -> Agent[Any, Any]:
-    """The agent registered as `name`.
+def get_durable_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> DurableAgent:
+    """The agent registered as `name` for `task_queue` (or for any queue), with its durable options.
 
     Raises:
         UserError: naming the registered agents, if there is no such agent.
     """
-    try:
-        return _agents[name]
-    except KeyError:
-        known = ', '.join(sorted(_agents)) or '(none)'
-        raise UserError(f'No agent is registered as {name!r} on this worker. Registered agents: {known}') from None
+    found = _entries.get((task_queue, name)) or _entries.get((ANY_TASK_QUEUE, name))
+    if found is None:
+        known = ', '.join(sorted({n for q, n in _entries if q in (task_queue, ANY_TASK_QUEUE)})) or '(none)'
+        raise UserError(f'No agent is registered as {name!r} on this worker. Registered agents: {known}')
+    return found
 
 
-def registered_agents() -> dict[str, Agent[Any, Any]]:
-    """A copy of the registry."""
-    return dict(_agents)
+def get_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> Agent[Any, Any]:
+    """The agent registered as `name` (see `get_durable_agent`)."""
+    return get_durable_agent(name, task_queue).agent
+
+
+def registered_agents() -> dict[tuple[str, str], DurableAgent]:
+    """A copy of the registry, keyed by `(task_queue, name)`."""
+    return dict(_entries)
+
+
+def unregister(name: str, task_queue: str = ANY_TASK_QUEUE) -> None:
+    """Remove a registration (e.g. when a worker shuts down)."""
+    _entries.pop((task_queue, name), None)

@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from activities._types import DeferredNotice
 from agent._content import UserContent
 from agent._deferred import DeferredToolResults
 from agent._parts import ModelMessage
 from agent.usage import RunUsage, UsageLimits
 
-__all__ = ('AgentRunInput', 'AgentRunOutput', 'RunStatus')
+from ._approval_policy import ApprovalPolicy
+
+__all__ = ('AgentRunInput', 'AgentRunOutput', 'DeferredNotice', 'RunStatus')
 
 
 @dataclass
@@ -37,6 +40,8 @@ class AgentRunInput:
     """The conversation this run belongs to."""
     deferred_tool_results: DeferredToolResults | None = None
     """Results for deferred tool calls at the end of `message_history`."""
+    approval_policy: ApprovalPolicy | None = None
+    """How this run waits for deferred tool results (overrides the agent's policy)."""
 
 
 @dataclass

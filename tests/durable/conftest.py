@@ -35,3 +35,19 @@ def client(temporal_env: WorkflowEnvironment) -> Client:
 @pytest.fixture
 def task_queue() -> str:
     return f'agents-{uuid.uuid4().hex[:8]}'
+
+
+@pytest_asyncio.fixture(scope='session', loop_scope='session')
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    """The time-skipping test server: durable timers of days fire in milliseconds."""
+    import os
+    import sysconfig
+
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=os.path.join(sysconfig.get_path('scripts'), 'temporal-test-server'),
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()

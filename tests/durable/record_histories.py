@@ -7,7 +7,6 @@ committed histories is that CI fails when a change would break runs already in f
 from __future__ import annotations
 
 import asyncio
-import uuid
 from pathlib import Path
 
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -28,7 +27,7 @@ async def record() -> None:
     )
     try:
         client = env.client
-        task_queue = f'record-{uuid.uuid4().hex[:8]}'
+        task_queue = 'replay-queue'
         async with build_worker(client, AGENTS, task_queue=task_queue):
             tools = await client.start_workflow(
                 AgentWorkflow.run,

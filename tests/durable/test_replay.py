@@ -35,20 +35,22 @@ async def test_recorded_history_replays_without_nondeterminism(stem: str) -> Non
 
 
 async def test_a_changed_tool_sequence_is_caught_as_nondeterministic() -> None:
+    build_replayer(AGENTS)  # registers the recorded agents for any task queue
     changed = Agent(scripted(ToolCallPart('owner', {}, 'c9')), name='lookup_agent')
 
     @changed.tool_plain
     def owner() -> str:
         return 'someone'
 
-    saved = _registry.registered_agents()
-    _registry._agents['lookup_agent'] = changed
+    original = _registry.get_durable_agent('lookup_agent')
+    _registry.unregister('lookup_agent')
+    _registry.register_agent('lookup_agent', changed)
     try:
         replayer = Replayer(
             workflows=[AgentWorkflow], data_converter=pydantic_data_converter, workflow_runner=workflow_runner()
         )
         result = await replayer.replay_workflow(load('replay-tools'), raise_on_replay_failure=False)
     finally:
-        _registry._agents.clear()
-        _registry._agents.update(saved)
+        _registry.unregister('lookup_agent')
+        _registry.register_agent('lookup_agent', original)
     assert result.replay_failure is not None
