@@ -25,10 +25,11 @@ from agent.capabilities import CombinedCapability
 from agent.exceptions import UserError
 from agent.messages import ModelResponse
 from agent.models import Model, infer_model
+from agent.usage import RunUsage
 
 from ._errors import to_application_error
 from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
-from ._types import CallToolInput, DeferredNotice, ModelRequestInput
+from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput
 
 __all__ = ('agent_activities',)
 
@@ -70,8 +71,9 @@ def agent_activities(
             raise
 
     @activity.defn(name=call_tool_activity_name(name))
-    async def call_tool(inp: CallToolInput) -> Any:
+    async def call_tool(inp: CallToolInput) -> CallToolOutput:
         model = resolve_model(None) if agent.model is not None else None
+        before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
         ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]
         toolset = assemble_toolset(agent, capability, None)
         try:
@@ -80,7 +82,8 @@ def agent_activities(
                 tool = tools.get(inp.call.tool_name)
                 if tool is None:
                     raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
-                return await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                result = await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+            return CallToolOutput(result, usage_added(before, ctx.usage))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
@@ -95,3 +98,18 @@ def agent_activities(
 
         activities.append(notify_deferred)
     return activities
+
+
+def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:
+    """What was counted between two usage snapshots."""
+    added = RunUsage(
+        requests=after.requests - before.requests,
+        tool_calls=after.tool_calls - before.tool_calls,
+        input_tokens=after.input_tokens - before.input_tokens,
+        output_tokens=after.output_tokens - before.output_tokens,
+        cache_read_tokens=after.cache_read_tokens - before.cache_read_tokens,
+        cache_write_tokens=after.cache_write_tokens - before.cache_write_tokens,
+        reasoning_tokens=after.reasoning_tokens - before.reasoning_tokens,
+    )
+    added.details = {k: v - before.details.get(k, 0) for k, v in after.details.items() if v != before.details.get(k, 0)}
+    return added

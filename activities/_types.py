@@ -8,10 +8,55 @@ from typing import Any
 from agent._deferred import DeferredToolRequests
 from agent._parts import ModelMessage, ToolCallPart
 from agent._run_context import RunContext
+from agent.exceptions import UserError
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
-__all__ = ('ActivityRunContext', 'CallToolInput', 'DeferredNotice', 'ModelRequestInput')
+__all__ = ('ActivityRunContext', 'CallToolInput', 'CallToolOutput', 'DeferredNotice', 'ModelRequestInput', 'NotCrossed')
+
+CROSSING_FIELDS = (
+    'deps, run_id, conversation_id, run_step, usage, metadata, tool_name, tool_call_id, retry, max_retries, '
+    'tool_call_approved, tool_call_metadata, model_settings'
+)
+
+
+class NotCrossed(list[Any]):
+    """Stands for a `RunContext` field that does not cross into activities; using it raises `UserError`.
+
+    (A list subclass so it type-checks where lists are expected; it is never a real value.)
+    """
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name = name
+
+    def _fail(self, *_: Any, **__: Any) -> Any:
+        raise UserError(
+            f'RunContext.{self._name} is not available inside an activity of a durable run. '
+            f'The fields that cross are: {CROSSING_FIELDS}. Pass what the tool needs in deps or the tool arguments.'
+        )
+
+    __iter__ = __len__ = __getitem__ = __contains__ = __bool__ = __eq__ = _fail
+    __str__ = _fail
+    append = extend = index = count = _fail
+
+    def __getattr__(self, name: str) -> Any:
+        return self._fail()
+
+    def __repr__(self) -> str:
+        return f'<RunContext.{self._name}: not available in a durable activity>'
+
+    __hash__ = None
+
+
+class _NoQueue(list[Any]):
+    """The run's message queue as seen from an activity: `ctx.enqueue` cannot reach the workflow."""
+
+    def append(self, _item: Any) -> None:
+        raise UserError(
+            'RunContext.enqueue() is not available inside an activity of a durable run: the workflow owns the '
+            'message queue. Enqueue from a workflow-side hook instead, or return the content as the tool result.'
+        )
 
 
 @dataclass
@@ -65,12 +110,16 @@ class ActivityRunContext:
         )
 
     def to_run_context(self, *, agent: Any, model: Model, deps: Any) -> RunContext[Any]:
-        """Rebuild a `RunContext` on the activity side (fields that did not cross keep their defaults)."""
+        """Rebuild a `RunContext` on the activity side; reading a field that did not cross raises `UserError`."""
         return RunContext[Any](
             deps=deps,
             model=model,
             usage=self.usage,
             agent=agent,
+            prompt=NotCrossed('prompt'),
+            messages=NotCrossed('messages'),
+            pending_messages=_NoQueue(),
+            tool_manager=NotCrossed('tool_manager'),
             run_id=self.run_id,
             conversation_id=self.conversation_id,
             run_step=self.run_step,
@@ -127,3 +176,13 @@ class DeferredNotice:
     """The agent run's id."""
     reminder: int = 0
     """0 for the first notice, then 1, 2, ... for reminders."""
+
+
+@dataclass
+class CallToolOutput:
+    """Output of `agent.<agent>.call_tool`: the result, and usage counted while the tool ran."""
+
+    result: Any
+    """The tool's result."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage added during the call (e.g. by a sub-agent run with `usage=ctx.usage`), merged into the run's."""

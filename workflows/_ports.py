@@ -11,7 +11,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
-from activities._types import ActivityRunContext, CallToolInput, DeferredNotice, ModelRequestInput
+from activities._types import ActivityRunContext, CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput
 from agent._content import ToolReturn
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._model_request_context import ModelRequestContext
@@ -74,9 +74,10 @@ class WorkflowPorts(RunPorts):
         self, ctx: RunContext[Any], call: ToolCallPart, tool: Any, args: dict[str, Any], capability: Any
     ) -> Any:
         try:
-            return await workflow.execute_activity(
+            output = await workflow.execute_activity(
                 call_tool_activity_name(self.agent_name),
                 CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=args),
+                result_type=CallToolOutput,
                 start_to_close_timeout=TOOL_TIMEOUT,
                 retry_policy=TOOL_RETRY,
             )
@@ -84,6 +85,9 @@ class WorkflowPorts(RunPorts):
             if (signal := from_activity_error(exc)) is not None:
                 raise signal from None
             raise
+        # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
+        ctx.usage.incr(output.usage)
+        return output.result
 
     async def await_deferred_results(
         self, ctx: RunContext[Any], requests: DeferredToolRequests
