@@ -17,6 +17,7 @@ import importlib
 import os
 import sysconfig
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from temporalio.client import Client
@@ -86,6 +87,8 @@ def build_worker(
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
         register_agent(name, durable, task_queue=task_queue)
         activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
+    # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.
+    worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=1))
     return Worker(
         client,
         task_queue=task_queue,

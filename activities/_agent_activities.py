@@ -11,8 +11,9 @@ Both halves of the I/O-wrapping hooks therefore run here, next to the call they 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import activity
 
@@ -31,7 +32,9 @@ from ._errors import to_application_error
 from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
 from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput
 
-__all__ = ('agent_activities',)
+__all__ = ('agent_activities', 'with_heartbeats')
+
+T = TypeVar('T')
 
 
 def agent_activities(
@@ -64,7 +67,7 @@ def agent_activities(
             model_request_parameters=inp.parameters,
         )
         try:
-            return await ports.request_model(ctx, request_context, capability)
+            return await with_heartbeats(ports.request_model(ctx, request_context, capability))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
@@ -82,7 +85,7 @@ def agent_activities(
                 tool = tools.get(inp.call.tool_name)
                 if tool is None:
                     raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
-                result = await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                result = await with_heartbeats(ports.execute_tool(ctx, inp.call, tool, inp.args, capability))
             return CallToolOutput(result, usage_added(before, ctx.usage))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
@@ -113,3 +116,21 @@ def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:
     )
     added.details = {k: v - before.details.get(k, 0) for k, v in after.details.items() if v != before.details.get(k, 0)}
     return added
+
+
+HEARTBEAT_EVERY = 1.0
+"""Seconds between heartbeats while a model request or tool runs (the workflow's heartbeat timeout is longer)."""
+
+
+async def with_heartbeats(operation: Awaitable[T]) -> T:
+    """Await `operation`, heartbeating meanwhile so a dead worker is noticed within the heartbeat timeout."""
+    task = asyncio.ensure_future(operation)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_EVERY)
+            if done:
+                return task.result()
+            activity.heartbeat()
+    finally:
+        if not task.done():
+            task.cancel()

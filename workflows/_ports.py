@@ -25,6 +25,8 @@ __all__ = ('WorkflowPorts',)
 
 MODEL_TIMEOUT = timedelta(minutes=5)
 TOOL_TIMEOUT = timedelta(minutes=5)
+# Activities heartbeat every second, so a killed worker's activity is retried elsewhere within seconds.
+HEARTBEAT_TIMEOUT = timedelta(seconds=3)
 TOOL_RETRY = RetryPolicy(maximum_attempts=3)
 NOTIFY_TIMEOUT = timedelta(minutes=1)
 
@@ -64,6 +66,7 @@ class WorkflowPorts(RunPorts):
             ),
             result_type=ModelResponse,
             start_to_close_timeout=MODEL_TIMEOUT,
+            heartbeat_timeout=HEARTBEAT_TIMEOUT,
         )
 
     def request_model_stream(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> Any:
@@ -79,6 +82,7 @@ class WorkflowPorts(RunPorts):
                 CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=args),
                 result_type=CallToolOutput,
                 start_to_close_timeout=TOOL_TIMEOUT,
+                heartbeat_timeout=HEARTBEAT_TIMEOUT,
                 retry_policy=TOOL_RETRY,
             )
         except ActivityError as exc:

@@ -1,0 +1,80 @@
+"""A worker killed with SIGKILL mid-tool: a new worker finishes the run, completed tools never run again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+ROOT = Path(__file__).parent.parent.parent
+
+
+async def start_worker(env: WorkflowEnvironment, task_queue: str, log: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(ROOT / 'worker.py'),
+        '--agents',
+        'tests.durable.crash_agent:crash_agent',
+        '--address',
+        env.client.service_client.config.target_host,
+        '--task-queue',
+        task_queue,
+        cwd=ROOT,
+        env={**os.environ, 'CRASH_LOG': str(log), 'PYTHONPATH': str(ROOT)},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
+def has_line(log: Path, text: str) -> bool:
+    return log.exists() and text in log.read_text()
+
+
+async def wait_for_line(log: Path, text: str) -> None:
+    for _ in range(300):  # bounded: another process writes the file, so there is no event to await
+        if has_line(log, text):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f'{text!r} never appeared in {log}')
+
+
+async def test_killed_worker_resumes_on_a_new_worker(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    log = tmp_path / 'tools.log'
+    first = await start_worker(temporal_env, task_queue, log)
+    handle = await client.start_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent='crash_agent', prompt='go'),
+        id=f'crash-{uuid.uuid4()}',
+        task_queue=task_queue,
+    )
+    await wait_for_line(log, 'slow_step slow-1')
+    first.send_signal(signal.SIGKILL)
+    await first.wait()
+
+    second = await start_worker(temporal_env, task_queue, log)
+    restarted = time.monotonic()
+    try:
+        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 30)
+    finally:
+        second.kill()
+        await second.wait()
+    recovery = time.monotonic() - restarted
+
+    assert result.output == 'quick done | slow done'
+    # The completed tool never ran again; the interrupted one ran again with the same tool_call_id.
+    assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1', 'slow_step slow-1']
+    assert recovery < 15
