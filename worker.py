@@ -27,6 +27,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities import agent_activities
 from agent import Agent, UserError
+from agent.capabilities import CombinedCapability, split_by_side
 from workflows import AgentWorkflow, DurableAgent, register_agent
 
 __all__ = (
@@ -85,6 +86,7 @@ def build_worker(
     activities: list[Any] = []
     for name, entry in agents.items():
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
+        split_by_side(CombinedCapability(list(durable.agent.capabilities)))  # bad hook_sides fail at start-up
         register_agent(name, durable, task_queue=task_queue)
         activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
     # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.

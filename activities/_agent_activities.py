@@ -6,7 +6,8 @@ Activity names are stable and explicit, so renaming Python code never breaks a r
 - `agent.<agent>.call_tool`: one tool execution, with the tool-execute hooks around it.
 - `agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls wait for results.
 
-Both halves of the I/O-wrapping hooks therefore run here, next to the call they wrap.
+The I/O-wrapping hooks on the activity side (all of them unless a capability moved some to the workflow
+with `hook_sides`) run here, next to the call they wrap.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from agent._agent_run_setup import assemble_toolset
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
 from agent._serialization import serializable_deps_adapter
-from agent.capabilities import CombinedCapability
+from agent.capabilities import CombinedCapability, split_by_side
 from agent.exceptions import UserError
 from agent.messages import ModelResponse
 from agent.models import Model, infer_model
@@ -41,7 +42,8 @@ def agent_activities(
     name: str, agent: Agent[Any, Any], *, notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one."""
-    capability = CombinedCapability(list(agent.capabilities))
+    # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
+    capability = split_by_side(CombinedCapability(list(agent.capabilities)))[1]
     deps_adapter = (
         serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
     )

@@ -21,6 +21,7 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
+from temporalio.worker.workflow_sandbox import RestrictedWorkflowAccessError
 
 with workflow.unsafe.imports_passed_through():
     from agent._deferred import DeferredToolRequests, DeferredToolResults
@@ -57,6 +58,15 @@ class AgentWorkflow:
             # Deterministic failures fail the workflow instead of retrying the workflow task forever.
             self._status.state = 'failed'
             raise ApplicationError(f'{type(exc).__name__}: {exc}', type=type(exc).__name__, non_retryable=True) from exc
+        except RestrictedWorkflowAccessError as exc:
+            self._status.state = 'failed'
+            raise ApplicationError(
+                f'Workflow-side code tried to do I/O ({exc}). Hooks, instructions and prepare functions run in the '
+                'workflow and must be deterministic. Do I/O in tools, or in model-request/tool-execute hooks (which '
+                "run in activities; a capability that moved one with hook_sides={...: 'workflow'} must move it back).",
+                type='WorkflowSideIO',
+                non_retryable=True,
+            ) from exc
         except BaseException:
             self._status.state = 'failed'
             raise

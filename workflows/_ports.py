@@ -18,6 +18,12 @@ from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
 from agent._ports import RunPorts
 from agent._run_context import RunContext
+from agent.capabilities import (
+    AbstractCapability,
+    run_with_model_request_hooks,
+    run_with_tool_execute_hooks,
+    split_by_side,
+)
 
 from ._approval_policy import ApprovalPolicy
 
@@ -49,49 +55,78 @@ class WorkflowPorts(RunPorts):
         self.pending: DeferredToolRequests | None = None
         self.collected = DeferredToolResults()
         self.early = DeferredToolResults()
+        self._sides: dict[int, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = {}
         self._end_requested = False
 
+    def _workflow_side(self, capability: AbstractCapability[Any]) -> AbstractCapability[Any]:
+        """The I/O hooks a capability moved to the workflow side (computed once per run capability)."""
+        cached = self._sides.get(id(capability))
+        if cached is None or cached[0] is not capability:
+            cached = (capability, split_by_side(capability)[0])
+            self._sides[id(capability)] = cached
+        return cached[1]
+
     async def request_model(
-        self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: Any
+        self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: AbstractCapability[Any]
     ) -> ModelResponse:
-        settings = request_context.model_settings
-        return await workflow.execute_activity(
-            model_request_activity_name(self.agent_name),
-            ModelRequestInput(
-                ctx=ActivityRunContext.from_run_context(ctx),
-                messages=request_context.messages,
-                parameters=request_context.model_request_parameters,
-                model_settings=dict(settings) if settings is not None else None,
-                model=self.model_override,
-            ),
-            result_type=ModelResponse,
-            start_to_close_timeout=MODEL_TIMEOUT,
-            heartbeat_timeout=HEARTBEAT_TIMEOUT,
-        )
+        async def call_activity(rc: ModelRequestContext) -> ModelResponse:
+            settings = rc.model_settings
+            return await workflow.execute_activity(
+                model_request_activity_name(self.agent_name),
+                ModelRequestInput(
+                    ctx=ActivityRunContext.from_run_context(ctx),
+                    messages=rc.messages,
+                    parameters=rc.model_request_parameters,
+                    model_settings=dict(settings) if settings is not None else None,
+                    model=self.model_override,
+                ),
+                result_type=ModelResponse,
+                start_to_close_timeout=MODEL_TIMEOUT,
+                heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            )
+
+        # Hooks moved to the workflow side wrap the activity here; the activity runs the others around the call.
+        workflow_side = self._workflow_side(capability)
+        if workflow_side.hook_names():
+            return await run_with_model_request_hooks(workflow_side, ctx, request_context, call_activity)
+        return await call_activity(request_context)
 
     def request_model_stream(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> Any:
         # Durable runs make plain requests; the graph falls back to them when streaming is unavailable.
         raise NotImplementedError('Streamed model requests are not made from a workflow')
 
     async def execute_tool(
-        self, ctx: RunContext[Any], call: ToolCallPart, tool: Any, args: dict[str, Any], capability: Any
+        self,
+        ctx: RunContext[Any],
+        call: ToolCallPart,
+        tool: Any,
+        args: dict[str, Any],
+        capability: AbstractCapability[Any],
     ) -> Any:
-        try:
-            output = await workflow.execute_activity(
-                call_tool_activity_name(self.agent_name),
-                CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=args),
-                result_type=CallToolOutput,
-                start_to_close_timeout=TOOL_TIMEOUT,
-                heartbeat_timeout=HEARTBEAT_TIMEOUT,
-                retry_policy=TOOL_RETRY,
+        async def call_activity(validated: dict[str, Any]) -> Any:
+            try:
+                output = await workflow.execute_activity(
+                    call_tool_activity_name(self.agent_name),
+                    CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=validated),
+                    result_type=CallToolOutput,
+                    start_to_close_timeout=TOOL_TIMEOUT,
+                    heartbeat_timeout=HEARTBEAT_TIMEOUT,
+                    retry_policy=TOOL_RETRY,
+                )
+            except ActivityError as exc:
+                if (signal := from_activity_error(exc)) is not None:
+                    raise signal from None
+                raise
+            # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
+            ctx.usage.incr(output.usage)
+            return output.result
+
+        workflow_side = self._workflow_side(capability)
+        if workflow_side.hook_names():
+            return await run_with_tool_execute_hooks(
+                workflow_side, ctx, call=call, tool_def=tool.tool_def, args=args, execute=call_activity
             )
-        except ActivityError as exc:
-            if (signal := from_activity_error(exc)) is not None:
-                raise signal from None
-            raise
-        # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
-        ctx.usage.incr(output.usage)
-        return output.result
+        return await call_activity(args)
 
     async def await_deferred_results(
         self, ctx: RunContext[Any], requests: DeferredToolRequests

@@ -20,6 +20,7 @@ from ._history_processor import HistoryProcessor
 from ._hooks import HookRegistry, Hooks
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareTools
+from ._sides import IO_HOOKS, HookSide, hook_side, split_by_side
 from ._thinking import Thinking
 from ._thread_executor import ThreadExecutor
 from ._toolset import Toolset
@@ -41,6 +42,7 @@ from ._wrapper import WrapperCapability
 
 __all__ = (
     'HOOK_NAMES',
+    'IO_HOOKS',
     'AbstractCapability',
     'AgentBuiltinTool',
     'AgentInstructions',
@@ -50,6 +52,7 @@ __all__ = (
     'CombinedCapability',
     'HistoryProcessor',
     'HookRegistry',
+    'HookSide',
     'Hooks',
     'NodeResult',
     'PrefixTools',
@@ -65,9 +68,11 @@ __all__ = (
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
     'WrapperCapability',
+    'hook_side',
     'run_with_model_request_hooks',
     'run_with_node_hooks',
     'run_with_run_hooks',
     'run_with_tool_execute_hooks',
     'run_with_tool_validate_hooks',
+    'split_by_side',
 )
