@@ -42,8 +42,10 @@ def agent_activities(
     name: str, agent: Agent[Any, Any], *, notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one."""
+    combined = CombinedCapability(list(agent.capabilities))
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
-    capability = split_by_side(CombinedCapability(list(agent.capabilities)))[1]
+    # The toolset, though, is the agent's whole one: capabilities' toolsets and wrappers included.
+    capability = split_by_side(combined)[1]
     deps_adapter = (
         serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
     )
@@ -80,7 +82,7 @@ def agent_activities(
         model = resolve_model(None) if agent.model is not None else None
         before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
         ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]
-        toolset = assemble_toolset(agent, capability, None)
+        toolset = assemble_toolset(agent, combined, None)
         try:
             async with toolset:
                 tools = await toolset.get_tools(ctx)
