@@ -8,6 +8,7 @@ call `datetime.now()`, `uuid.uuid4()` or `random`: go through `now_utc()` and `n
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -54,7 +55,10 @@ def use_environment(environment: RunEnvironment) -> Generator[None, None, None]:
     try:
         yield
     finally:
-        _environment.reset(token)
+        # Closed from another context (an evicted workflow's coroutine is closed by the worker): that
+        # context is being discarded, so there is nothing to restore.
+        with contextlib.suppress(ValueError):
+            _environment.reset(token)
 
 
 def now_utc() -> datetime:

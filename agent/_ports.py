@@ -9,6 +9,7 @@ that run each call as an activity, so the very same graph code runs in both plac
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Generator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from contextvars import ContextVar
@@ -105,4 +106,7 @@ def use_ports(ports: RunPorts) -> Generator[None, None, None]:
     try:
         yield
     finally:
-        _ports.reset(token)
+        # Closed from another context (an evicted workflow's coroutine is closed by the worker): that
+        # context is being discarded, so there is nothing to restore.
+        with contextlib.suppress(ValueError):
+            _ports.reset(token)

@@ -71,7 +71,10 @@ def _thread_executor_scope(executor: Executor | None) -> Generator[None]:
     try:
         yield
     finally:
-        _thread_executor.reset(token)
+        # Closed from another context (an evicted workflow's coroutine is closed by the worker): that
+        # context is being discarded, so there is nothing to restore.
+        with contextlib.suppress(ValueError):
+            _thread_executor.reset(token)
 
 
 def use_thread_executor(executor: Executor | None) -> contextlib.AbstractContextManager[None]:

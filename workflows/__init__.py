@@ -3,21 +3,23 @@
 Workflow code imports only dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
 """
 
-from ._agent_workflow import AgentWorkflow
+from ._agent_workflow import AgentWorkflow, conversation_workflow_id
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DeferredNotifier, DurableAgent
 from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
-from ._types import AgentRunInput, AgentRunOutput, DeferredNotice, RunStatus
+from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, RunStatus
 
 __all__ = (
     'AgentRunInput',
     'AgentRunOutput',
     'AgentWorkflow',
     'ApprovalPolicy',
+    'ConversationMessage',
     'DeferredNotice',
     'DeferredNotifier',
     'DurableAgent',
     'RunStatus',
+    'conversation_workflow_id',
     'get_agent',
     'get_durable_agent',
     'register_agent',

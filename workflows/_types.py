@@ -13,7 +13,7 @@ from agent.usage import RunUsage, UsageLimits
 
 from ._approval_policy import ApprovalPolicy
 
-__all__ = ('AgentRunInput', 'AgentRunOutput', 'DeferredNotice', 'RunStatus')
+__all__ = ('AgentRunInput', 'AgentRunOutput', 'ConversationMessage', 'DeferredNotice', 'RunStatus')
 
 
 @dataclass
@@ -42,6 +42,12 @@ class AgentRunInput:
     """Results for deferred tool calls at the end of `message_history`."""
     approval_policy: ApprovalPolicy | None = None
     """How this run waits for deferred tool results (overrides the agent's policy)."""
+    conversation: bool = False
+    """Keep the workflow open for more turns, sent as `send_message` updates, until `close_conversation`."""
+    idle_timeout_seconds: float | None = None
+    """For conversations: end after this long without a message (`None` waits forever)."""
+    max_turns_per_run: int | None = None
+    """For conversations: continue as new after this many turns (also done whenever Temporal suggests it)."""
 
 
 @dataclass
@@ -64,9 +70,17 @@ class AgentRunOutput:
 class RunStatus:
     """What the `status` query returns."""
 
-    state: Literal['running', 'awaiting_deferred_tools', 'completed', 'failed'] = 'running'
-    """Where the run is."""
+    state: Literal['running', 'awaiting_deferred_tools', 'awaiting_message', 'completed', 'failed'] = 'running'
+    """Where the run is (`awaiting_message`: a conversation between turns)."""
     step: int = 0
     """Model requests made so far."""
     usage: RunUsage = field(default_factory=RunUsage)
     """Usage so far."""
+
+
+@dataclass
+class ConversationMessage:
+    """Input of the `send_message` update: the user's next turn."""
+
+    prompt: str | list[UserContent]
+    """The user prompt."""

@@ -1,0 +1,104 @@
+"""A small client for durable agent runs: start, run and wait, converse, approve, inspect.
+
+```python
+from workflows.client import AgentClient
+
+agents = AgentClient(await connect('localhost:7233'))
+handle = await agents.start('support', 'Clean up my files')
+print(await agents.pending(handle.id))
+await agents.approve(handle.id, approvals={'<tool_call_id>': True})
+print((await agents.result(handle.id)).output)
+
+reply = await agents.send_message('support', conversation_id='c-42', prompt='Hi!')  # no workflow id to store
+```
+
+Not imported by workflow code: it is for processes that start and steer runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowHandle
+from temporalio.common import WorkflowIDConflictPolicy
+
+from agent._deferred import DeferredToolRequests, DeferredToolResults
+
+from ._agent_workflow import AgentWorkflow, conversation_workflow_id
+from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, RunStatus
+
+__all__ = ('AgentClient',)
+
+
+class AgentClient:
+    """Starts and steers `AgentWorkflow` runs on a task queue."""
+
+    def __init__(self, client: Client, *, task_queue: str = 'agents') -> None:
+        self.client = client
+        self.task_queue = task_queue
+
+    async def start(
+        self, agent: str, prompt: str | None = None, *, workflow_id: str | None = None, **fields: Any
+    ) -> WorkflowHandle[AgentWorkflow, AgentRunOutput]:
+        """Start a run of `agent` (extra keyword arguments are `AgentRunInput` fields)."""
+        return await self.client.start_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent=agent, prompt=prompt, **fields),
+            id=workflow_id or f'agent-{agent}-{uuid.uuid4()}',
+            task_queue=self.task_queue,
+        )
+
+    async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
+        """Start a run and wait for its result."""
+        return await (await self.start(agent, prompt, **fields)).result()
+
+    async def send_message(self, agent: str, *, conversation_id: str, prompt: str, **fields: Any) -> AgentRunOutput:
+        """Send a user turn to the conversation `conversation_id`, starting its workflow if needed.
+
+        The workflow id is derived from the conversation id, so callers never store workflow ids.
+        """
+        start = WithStartWorkflowOperation(
+            AgentWorkflow.run,
+            AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, **fields),
+            id=conversation_workflow_id(agent, conversation_id),
+            task_queue=self.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+        output: AgentRunOutput = await self.client.execute_update_with_start_workflow(
+            'send_message', ConversationMessage(prompt), start_workflow_operation=start, result_type=AgentRunOutput
+        )
+        return output
+
+    async def close_conversation(self, agent: str, conversation_id: str) -> None:
+        """Ask a conversation to end once its queued turns are done."""
+        handle = self.client.get_workflow_handle(conversation_workflow_id(agent, conversation_id))
+        await handle.signal(AgentWorkflow.close_conversation)
+
+    async def pending(self, workflow_id: str) -> DeferredToolRequests | None:
+        """The deferred tool calls a run is waiting for, if any."""
+        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.pending_deferred_tools)
+
+    async def approve(
+        self,
+        workflow_id: str,
+        *,
+        approvals: dict[str, Any] | None = None,
+        calls: dict[str, Any] | None = None,
+        metadata: dict[str, dict[str, Any]] | None = None,
+    ) -> DeferredToolRequests | None:
+        """Resolve deferred tool calls (rejected with a clear error if an id is unknown); returns what is pending."""
+        results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
+        handle = self.client.get_workflow_handle(workflow_id)
+        return await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+
+    async def status(self, workflow_id: str) -> RunStatus:
+        """Where a run is: state, step, usage."""
+        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.status)
+
+    async def result(self, workflow_id: str) -> AgentRunOutput:
+        """Wait for a run's result."""
+        handle: WorkflowHandle[Any, AgentRunOutput] = self.client.get_workflow_handle(
+            workflow_id, result_type=AgentRunOutput
+        )
+        return await handle.result()
