@@ -18,12 +18,24 @@ Not imported by workflow code: it is for processes that start and steer runs.
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from typing import Any
 
-from temporalio.client import Client, WithStartWorkflowOperation, WorkflowHandle
+from temporalio.client import (
+    Client,
+    Schedule,
+    ScheduleActionStartWorkflow,
+    ScheduleHandle,
+    ScheduleIntervalSpec,
+    ScheduleSpec,
+    ScheduleState,
+    WithStartWorkflowOperation,
+    WorkflowHandle,
+)
 from temporalio.common import WorkflowIDConflictPolicy
 
 from agent._deferred import DeferredToolRequests, DeferredToolResults
+from agent.exceptions import UserError
 
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
 from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, RunStatus
@@ -91,6 +103,40 @@ class AgentClient:
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
         handle = self.client.get_workflow_handle(workflow_id)
         return await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+
+    async def create_schedule(
+        self,
+        schedule_id: str,
+        agent: str,
+        prompt: str | None = None,
+        *,
+        every: timedelta | None = None,
+        cron: str | None = None,
+        paused: bool = False,
+        **fields: Any,
+    ) -> ScheduleHandle:
+        """Run `agent` on a schedule (every `every`, or per the `cron` expression).
+
+        Each scheduled run gets a workflow id derived from the schedule's id and the fire time.
+
+        Raises:
+            UserError: unless exactly one of `every` and `cron` is given.
+        """
+        if (every is None) == (cron is None):
+            raise UserError('Give exactly one of every= (a timedelta) or cron= (a cron expression) for a schedule.')
+        spec = ScheduleSpec(
+            intervals=[ScheduleIntervalSpec(every=every)] if every is not None else [],
+            cron_expressions=[cron] if cron is not None else [],
+        )
+        action = ScheduleActionStartWorkflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent=agent, prompt=prompt, **fields),
+            id=f'{schedule_id}-run',
+            task_queue=self.task_queue,
+        )
+        return await self.client.create_schedule(
+            schedule_id, Schedule(action=action, spec=spec, state=ScheduleState(paused=paused))
+        )
 
     async def status(self, workflow_id: str) -> RunStatus:
         """Where a run is: state, step, usage."""
