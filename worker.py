@@ -163,13 +163,28 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """The `worker.py` command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--agents', nargs='+', required=True, help='agents to run, as module:attribute')
+    parser.add_argument('--agents', nargs='+', help='agents to run, as module:attribute')
+    parser.add_argument(
+        '--demo',
+        choices=['ask', 'approve', 'deny'],
+        nargs='?',
+        const='ask',
+        help='run the end-to-end demo on an embedded dev server (approve at the terminal, or with approve/deny)',
+    )
     parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
     parser.add_argument('--namespace', default='default', help='Temporal namespace')
     parser.add_argument('--task-queue', default=DEFAULT_TASK_QUEUE, help='task queue to poll')
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
-    asyncio.run(_serve(parser.parse_args(argv)))
+    args = parser.parse_args(argv)
+    if args.demo:
+        from deploy.demo import run_demo
+
+        asyncio.run(run_demo(args.demo, task_queue=args.task_queue))
+        return
+    if not args.agents:
+        parser.error('--agents is required (or use --demo)')
+    asyncio.run(_serve(args))
 
 
 if __name__ == '__main__':

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -165,6 +166,11 @@ class _RunHooksBridge:
                 self.outcome.set_result(result)
         return await self.task
 
+    def abandon(self) -> None:
+        """Stop the hooks task without waiting for it (when nothing may be awaited any more)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+
     async def close(self) -> None:
         if self.task is not None and not self.task.done():
             self.task.cancel()
@@ -239,23 +245,37 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
     ctx = deps.run_context(state)
     ctx.capabilities = _capability_ids(capability_list)
     agent_run = AgentRun[Any, Any](state, deps, UserPromptNode(setup.user_prompt))
-    async with AsyncExitStack() as stack:
-        await stack.enter_async_context(toolset)
-        pump: asyncio.Task[Any] | None = None
-        events: asyncio.Queue[Any] | None = None
-        if setup.event_stream_handler is not None:
-            events = asyncio.Queue()
-            deps.event_sink = events.put
-            pump = asyncio.ensure_future(_pump(setup.event_stream_handler, capability, ctx, events))
-        bridge = _RunHooksBridge(capability, ctx, agent_run)
-        try:
-            await bridge.start()
-            yield agent_run
-        finally:
-            await bridge.close()
-            if pump is not None and events is not None:
-                await events.put(_END_OF_EVENTS)
-                await pump
+    await toolset.__aenter__()
+    pump: asyncio.Task[Any] | None = None
+    events: asyncio.Queue[Any] | None = None
+    if setup.event_stream_handler is not None:
+        events = asyncio.Queue()
+        deps.event_sink = events.put
+        pump = asyncio.ensure_future(_pump(setup.event_stream_handler, capability, ctx, events))
+    bridge = _RunHooksBridge(capability, ctx, agent_run)
+    try:
+        await bridge.start()
+        yield agent_run
+    except GeneratorExit:
+        # The coroutine running us is being closed (e.g. a workflow evicted from a worker's cache): nothing
+        # may be awaited any more, so background tasks are cancelled and the toolset is left to the GC.
+        bridge.abandon()
+        if pump is not None:
+            pump.cancel()
+        raise
+    except BaseException:
+        await _finish(bridge, pump, events)
+        await toolset.__aexit__(*sys.exc_info())
+        raise
+    await _finish(bridge, pump, events)
+    await toolset.__aexit__(None, None, None)
+
+
+async def _finish(bridge: _RunHooksBridge, pump: asyncio.Task[Any] | None, events: asyncio.Queue[Any] | None) -> None:
+    await bridge.close()
+    if pump is not None and events is not None:
+        await events.put(_END_OF_EVENTS)
+        await pump
 
 
 _END_OF_EVENTS = object()
