@@ -25,13 +25,14 @@ from agent._ports import DirectPorts
 from agent._serialization import serializable_deps_adapter
 from agent.capabilities import CombinedCapability, split_by_side
 from agent.exceptions import UserError
-from agent.messages import ModelResponse
+from agent.messages import ModelMessage
 from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
 from ._errors import to_application_error
+from ._message_store import worker_message_cache
 from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
-from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput
+from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput, ModelRequestOutput
 
 __all__ = ('agent_activities', 'with_heartbeats')
 
@@ -61,17 +62,21 @@ def agent_activities(
         return deps_adapter.validate_python(raw) if deps_adapter is not None and raw is not None else raw
 
     @activity.defn(name=model_request_activity_name(name))
-    async def model_request(inp: ModelRequestInput) -> ModelResponse:
+    async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
+        messages = resolve_messages(inp)
+        if messages is None:
+            # This worker never saw part of the conversation: the workflow sends the request again in full.
+            return ModelRequestOutput(response=None, messages_missing=True)
         model = resolve_model(inp.model)
         ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))
         request_context = ModelRequestContext(
             model=model,
-            messages=inp.messages,
+            messages=messages,
             model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
             model_request_parameters=inp.parameters,
         )
         try:
-            return await with_heartbeats(ports.request_model(ctx, request_context, capability))
+            return ModelRequestOutput(await with_heartbeats(ports.request_model(ctx, request_context, capability)))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
@@ -138,3 +143,17 @@ async def with_heartbeats(operation: Awaitable[T]) -> T:
     finally:
         if not task.done():
             task.cancel()
+
+
+def resolve_messages(inp: ModelRequestInput) -> list[ModelMessage] | None:
+    """The conversation of a model request, from its messages and this worker's store; `None` if incomplete."""
+    if not (inp.history or inp.prefix is not None or inp.message_keys):
+        return inp.messages  # sent in full, without keys
+    included = dict(zip(inp.message_keys, inp.messages, strict=True))
+    if inp.history:
+        worker_message_cache.extend_prefix(None, inp.history)
+        return worker_message_cache.resolve(inp.history, included)
+    extended = worker_message_cache.extend_prefix(inp.prefix, inp.message_keys)
+    if extended is None:
+        return None
+    return worker_message_cache.resolve(extended[1], included)

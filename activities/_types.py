@@ -6,13 +6,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent._deferred import DeferredToolRequests
-from agent._parts import ModelMessage, ToolCallPart
+from agent._parts import ModelMessage, ModelResponse, ToolCallPart
 from agent._run_context import RunContext
 from agent.exceptions import UserError
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
-__all__ = ('ActivityRunContext', 'CallToolInput', 'CallToolOutput', 'DeferredNotice', 'ModelRequestInput', 'NotCrossed')
+__all__ = (
+    'ActivityRunContext',
+    'CallToolInput',
+    'CallToolOutput',
+    'DeferredNotice',
+    'ModelRequestInput',
+    'ModelRequestOutput',
+    'NotCrossed',
+)
 
 CROSSING_FIELDS = (
     'deps, run_id, conversation_id, run_step, usage, metadata, tool_name, tool_call_id, retry, max_retries, '
@@ -141,13 +149,19 @@ class ModelRequestInput:
     ctx: ActivityRunContext
     """The run context fields that cross."""
     messages: list[ModelMessage]
-    """The conversation to send."""
+    """Messages of the conversation the worker may not have seen yet (all of them when `history` is empty)."""
     parameters: ModelRequestParameters
     """Tools and output mode."""
     model_settings: dict[str, Any] | None = None
     """The merged settings of the step."""
     model: str | None = None
     """A model named by the run (instead of the agent's own)."""
+    history: list[str] = field(default_factory=list[str])
+    """The whole conversation as message hashes, when it does not simply extend `prefix`."""
+    prefix: str | None = None
+    """The conversation of the previous request (see `prefix_key`), which `message_keys` extend."""
+    message_keys: list[str] = field(default_factory=list[str])
+    """The hashes of `messages`, in the same order."""
 
 
 @dataclass
@@ -186,3 +200,13 @@ class CallToolOutput:
     """The tool's result."""
     usage: RunUsage = field(default_factory=RunUsage)
     """Usage added during the call (e.g. by a sub-agent run with `usage=ctx.usage`), merged into the run's."""
+
+
+@dataclass
+class ModelRequestOutput:
+    """Output of `agent.<agent>.model_request`."""
+
+    response: ModelResponse | None
+    """The model's response (`None` when `messages_missing`)."""
+    messages_missing: bool = False
+    """The worker lacked referenced messages; the workflow must send the request again in full."""

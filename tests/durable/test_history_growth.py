@@ -1,0 +1,96 @@
+"""History stays linear: messages are sent to model activities once, then named by hash."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from temporalio.client import Client
+
+from activities._message_store import worker_message_cache
+from agent import Agent
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from agent.models.function import AgentInfo, FunctionModel
+from agent.usage import UsageLimits
+from worker import build_worker
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+
+from .test_agent_workflow import scripted
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+STEPS = 200
+PAYLOAD = 5000
+
+
+def looping(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Calls `fetch` as many times as the prompt says, one call per response, then says how many results it saw."""
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    steps = int(str(first.parts[0].content))
+    results = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    if len(results) < steps:
+        return ModelResponse(parts=[ToolCallPart('fetch', {'step': len(results)}, f'fetch-{len(results)}')])
+    assert all(len(str(r.content)) == PAYLOAD for r in results)
+    return ModelResponse(parts=[TextPart(f'saw {len(results)} results')])
+
+
+long_agent = Agent(FunctionModel(looping), name='long_agent')
+
+
+@long_agent.tool_plain
+def fetch(step: int) -> str:
+    return str(step % 10) * PAYLOAD
+
+
+forgetful_agent = Agent(scripted(ToolCallPart('forget', {}, 'f-1')), name='forgetful_agent')
+
+
+@forgetful_agent.tool_plain
+def forget() -> str:
+    # As if the next model request landed on a worker that never saw this conversation.
+    worker_message_cache.clear()
+    return 'forgot'
+
+
+AGENTS = {'long_agent': long_agent, 'forgetful_agent': forgetful_agent}
+
+
+async def history_bytes(client: Client, workflow_id: str) -> int:
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    return len(history.to_json())
+
+
+async def run_steps(client: Client, task_queue: str, steps: int) -> tuple[AgentRunOutput, int]:
+    workflow_id = f'long-{uuid.uuid4()}'
+    result: AgentRunOutput = await client.execute_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent='long_agent', prompt=str(steps), usage_limits=UsageLimits(request_limit=None)),
+        id=workflow_id,
+        task_queue=task_queue,
+    )
+    return result, await history_bytes(client, workflow_id)
+
+
+async def test_a_200_step_run_with_5kb_results_completes_with_linear_history(client: Client, task_queue: str) -> None:
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        short, short_bytes = await run_steps(client, task_queue, 20)
+        long, long_bytes = await run_steps(client, task_queue, STEPS)
+    assert short.output == 'saw 20 results'
+    assert long.output == f'saw {STEPS} results'
+    # Linear: a step costs the same at step 200 as at step 20. Resending the conversation to every model
+    # request would make the 200-step run cost ~3 KB x 200^2 = ~120 MB, far past Temporal's 50 MB limit.
+    per_step_short, per_step_long = short_bytes / 20, long_bytes / STEPS
+    assert per_step_long < per_step_short * 1.15
+    assert long_bytes < 10_000_000
+
+
+async def test_a_worker_without_the_messages_gets_them_resent_in_full(client: Client, task_queue: str) -> None:
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        result: AgentRunOutput = await client.execute_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='forgetful_agent', prompt='go'),
+            id=f'forget-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+    assert result.output == 'forget=forgot'
