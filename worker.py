@@ -87,6 +87,7 @@ def build_worker(
     for name, entry in agents.items():
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
         split_by_side(CombinedCapability(list(durable.agent.capabilities)))  # bad hook_sides fail at start-up
+        durable.check(name)
         register_agent(name, durable, task_queue=task_queue)
         activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
     # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.

@@ -3,6 +3,7 @@
 Workflow code imports only dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
 """
 
+from ._activity_options import ActivityOptions
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DeferredNotifier, DurableAgent
@@ -10,6 +11,7 @@ from ._registry import get_agent, get_durable_agent, register_agent, registered_
 from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, RunStatus
 
 __all__ = (
+    'ActivityOptions',
     'AgentRunInput',
     'AgentRunOutput',
     'AgentWorkflow',

@@ -176,6 +176,7 @@ class AgentWorkflow:
             inp.model,
             policy=inp.approval_policy or durable.approval_policy,
             notify=durable.notifier is not None,
+            durable=durable,
         )
         ports.hold_early(self._early)
         rng = workflow.random()

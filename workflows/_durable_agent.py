@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from activities._types import DeferredNotice
-from agent import Agent
+from agent import Agent, UserError
 
+from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
 
 __all__ = ('DeferredNotifier', 'DurableAgent')
@@ -27,3 +28,42 @@ class DurableAgent:
     """How runs wait for deferred tool results (a run's input may override it)."""
     notifier: DeferredNotifier | None = None
     """Told when approvals become pending (e.g. to message a reviewer); runs as an activity."""
+    model_activity: ActivityOptions = DEFAULT_MODEL_ACTIVITY
+    """Activity options of model requests."""
+    tool_activity: ActivityOptions = DEFAULT_TOOL_ACTIVITY
+    """Activity options of tool executions, unless `tool_activities` names the tool."""
+    tool_activities: dict[str, ActivityOptions] = field(default_factory=dict[str, ActivityOptions])
+    """Activity options per tool name."""
+
+    def check(self, name: str) -> None:
+        """Check the options when the agent is registered.
+
+        Raises:
+            UserError: naming the agent and what is wrong (bad timeouts, options for a tool it does not have).
+        """
+        self.model_activity.check(f'Agent {name!r} model_activity')
+        self.tool_activity.check(f'Agent {name!r} tool_activity')
+        known = _static_tool_names(self.agent)
+        for tool, options in self.tool_activities.items():
+            if known is not None and tool not in known:
+                raise UserError(
+                    f'Agent {name!r} has activity options for tool {tool!r}, but no such tool; '
+                    f'its tools are: {", ".join(sorted(known)) or "(none)"}'
+                )
+            options.check(f'Agent {name!r} tool_activities[{tool!r}]')
+
+    def options_for_tool(self, tool_name: str) -> ActivityOptions:
+        """The activity options of one tool."""
+        return self.tool_activities.get(tool_name, self.tool_activity)
+
+
+def _static_tool_names(agent: Agent[Any, Any]) -> set[str] | None:
+    """The agent's function tool names, or `None` if some toolset only knows its tools at run time."""
+    from agent.toolsets import FunctionToolset
+
+    names: set[str] = set()
+    for toolset in agent.toolsets:
+        if not isinstance(toolset, FunctionToolset):
+            return None
+        names.update(toolset.tools)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+    return names

@@ -7,7 +7,6 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error
@@ -34,15 +33,12 @@ from agent.capabilities import (
     split_by_side,
 )
 
+from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY
 from ._approval_policy import ApprovalPolicy
+from ._durable_agent import DurableAgent
 
 __all__ = ('WorkflowPorts',)
 
-MODEL_TIMEOUT = timedelta(minutes=5)
-TOOL_TIMEOUT = timedelta(minutes=5)
-# Activities heartbeat every second, so a killed worker's activity is retried elsewhere within seconds.
-HEARTBEAT_TIMEOUT = timedelta(seconds=3)
-TOOL_RETRY = RetryPolicy(maximum_attempts=3)
 NOTIFY_TIMEOUT = timedelta(minutes=1)
 
 
@@ -56,11 +52,13 @@ class WorkflowPorts(RunPorts):
         *,
         policy: ApprovalPolicy | None = None,
         notify: bool = False,
+        durable: DurableAgent | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.model_override = model_override
         self.policy = policy or ApprovalPolicy()
         self.notify = notify
+        self.durable = durable
         self.pending: DeferredToolRequests | None = None
         self.collected = DeferredToolResults()
         self.early = DeferredToolResults()
@@ -80,12 +78,14 @@ class WorkflowPorts(RunPorts):
         return cached[1]
 
     async def _model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
+        options = self.durable.model_activity if self.durable is not None else DEFAULT_MODEL_ACTIVITY
         return await workflow.execute_activity(
             model_request_activity_name(self.agent_name),
             inp,
             result_type=ModelRequestOutput,
-            start_to_close_timeout=MODEL_TIMEOUT,
-            heartbeat_timeout=HEARTBEAT_TIMEOUT,
+            start_to_close_timeout=options.start_to_close_timeout,
+            heartbeat_timeout=options.heartbeat_timeout,
+            retry_policy=options.retry_policy,
         )
 
     def _workflow_side(self, capability: AbstractCapability[Any]) -> AbstractCapability[Any]:
@@ -158,15 +158,17 @@ class WorkflowPorts(RunPorts):
         args: dict[str, Any],
         capability: AbstractCapability[Any],
     ) -> Any:
+        options = self.durable.options_for_tool(call.tool_name) if self.durable is not None else DEFAULT_TOOL_ACTIVITY
+
         async def call_activity(validated: dict[str, Any]) -> Any:
             try:
                 output = await workflow.execute_activity(
                     call_tool_activity_name(self.agent_name),
                     CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=validated),
                     result_type=CallToolOutput,
-                    start_to_close_timeout=TOOL_TIMEOUT,
-                    heartbeat_timeout=HEARTBEAT_TIMEOUT,
-                    retry_policy=TOOL_RETRY,
+                    start_to_close_timeout=options.start_to_close_timeout,
+                    heartbeat_timeout=options.heartbeat_timeout,
+                    retry_policy=options.retry_policy,
                 )
             except ActivityError as exc:
                 if (signal := from_activity_error(exc)) is not None:

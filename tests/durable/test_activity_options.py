@@ -1,0 +1,80 @@
+"""Activity options per model and per tool, set in code and checked when the agent is registered."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import RetryPolicy
+
+from agent import Agent, UserError
+from agent.messages import ToolCallPart
+from worker import build_worker
+from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow, DurableAgent
+
+from .test_agent_workflow import scripted
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+attempts: list[int] = []
+
+
+def flaky_agent() -> Agent[None, str]:
+    agent = Agent(scripted(ToolCallPart('flaky', {}, 'fl-1')), name='flaky_agent')
+
+    @agent.tool_plain
+    def flaky() -> str:
+        attempts.append(len(attempts) + 1)
+        if len(attempts) < 4:
+            raise ConnectionError(f'attempt {len(attempts)} failed')
+        return f'worked on attempt {len(attempts)}'
+
+    return agent
+
+
+async def run(client: Client, task_queue: str, durable: DurableAgent) -> AgentRunOutput:
+    async with build_worker(client, {'flaky_agent': durable}, task_queue=task_queue):
+        return await client.execute_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='flaky_agent', prompt='go'),
+            id=f'options-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+
+
+async def test_per_tool_retry_policy_lets_a_flaky_tool_succeed(client: Client, task_queue: str) -> None:
+    attempts.clear()
+    options = ActivityOptions(retry_policy=RetryPolicy(maximum_attempts=5, initial_interval=timedelta(milliseconds=10)))
+    result = await run(client, task_queue, DurableAgent(flaky_agent(), tool_activities={'flaky': options}))
+    assert result.output == 'flaky=worked on attempt 4'
+    assert attempts == [1, 2, 3, 4]
+
+
+async def test_the_default_tool_policy_gives_up_after_three_attempts(client: Client, task_queue: str) -> None:
+    attempts.clear()
+    durable = DurableAgent(
+        flaky_agent(),
+        tool_activity=ActivityOptions(
+            retry_policy=RetryPolicy(maximum_attempts=3, initial_interval=timedelta(milliseconds=10))
+        ),
+    )
+    with pytest.raises(WorkflowFailureError):
+        await run(client, task_queue, durable)
+    assert attempts == [1, 2, 3]
+
+
+async def test_options_for_a_tool_the_agent_lacks_fail_at_registration(client: Client, task_queue: str) -> None:
+    durable = DurableAgent(flaky_agent(), tool_activities={'flakey': ActivityOptions()})
+    with pytest.raises(UserError, match="options for tool 'flakey', but no such tool; its tools are: flaky"):
+        build_worker(client, {'flaky_agent': durable}, task_queue=task_queue)
+
+
+async def test_impossible_timeouts_fail_at_registration(client: Client, task_queue: str) -> None:
+    durable = DurableAgent(flaky_agent(), model_activity=ActivityOptions(heartbeat_timeout=timedelta(seconds=1)))
+    with pytest.raises(UserError, match='model_activity: heartbeat_timeout must be at least 2 seconds'):
+        build_worker(client, {'flaky_agent': durable}, task_queue=task_queue)
+    durable = DurableAgent(flaky_agent(), tool_activity=ActivityOptions(start_to_close_timeout=timedelta(0)))
+    with pytest.raises(UserError, match='tool_activity: start_to_close_timeout must be positive'):
+        build_worker(client, {'flaky_agent': durable}, task_queue=task_queue)

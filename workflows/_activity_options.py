@@ -1,0 +1,45 @@
+"""Activity options for an agent's model requests and tool executions, set in code and checked at start-up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+from agent.exceptions import UserError
+
+__all__ = ('DEFAULT_MODEL_ACTIVITY', 'DEFAULT_TOOL_ACTIVITY', 'ActivityOptions')
+
+
+@dataclass(frozen=True)
+class ActivityOptions:
+    """How the activity of a model request or tool execution is scheduled."""
+
+    start_to_close_timeout: timedelta = timedelta(minutes=5)
+    """Longest one attempt may take."""
+    heartbeat_timeout: timedelta | None = timedelta(seconds=3)
+    """A worker that stops heartbeating for this long is presumed dead and the attempt is retried elsewhere
+    (activities heartbeat every second while the call runs)."""
+    retry_policy: RetryPolicy | None = None
+    """Retries; `None` uses Temporal's default (retry with backoff, without limit)."""
+
+    def check(self, what: str) -> None:
+        """Raise `UserError` naming `what` if the options cannot work."""
+        if self.start_to_close_timeout <= timedelta(0):
+            raise UserError(f'{what}: start_to_close_timeout must be positive')
+        if self.heartbeat_timeout is not None:
+            if self.heartbeat_timeout < timedelta(seconds=2):
+                raise UserError(f'{what}: heartbeat_timeout must be at least 2 seconds (activities beat every second)')
+            if self.heartbeat_timeout > self.start_to_close_timeout:
+                raise UserError(f'{what}: heartbeat_timeout cannot exceed start_to_close_timeout')
+        policy = self.retry_policy
+        if policy is not None and policy.maximum_attempts < 0:
+            raise UserError(f'{what}: retry_policy.maximum_attempts cannot be negative')
+
+
+DEFAULT_MODEL_ACTIVITY = ActivityOptions()
+"""Model requests: retried by Temporal (provider errors say whether they are retryable)."""
+
+DEFAULT_TOOL_ACTIVITY = ActivityOptions(retry_policy=RetryPolicy(maximum_attempts=3))
+"""Tool executions: three attempts, so a failing tool ends the run instead of retrying forever."""
