@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from activities._types import DeferredNotice
 from agent import Agent, UserError
@@ -62,8 +62,10 @@ def _static_tool_names(agent: Agent[Any, Any]) -> set[str] | None:
     from agent.toolsets import FunctionToolset
 
     names: set[str] = set()
-    for toolset in agent.toolsets:
+    toolsets: list[Any] = list(agent.toolsets)
+    for toolset in toolsets:
         if not isinstance(toolset, FunctionToolset):
             return None
-        names.update(toolset.tools)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+        tools: dict[str, Any] = cast(dict[str, Any], toolset.tools)
+        names.update(tools)
     return names
