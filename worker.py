@@ -15,10 +15,11 @@ import argparse
 import asyncio
 import importlib
 import os
+import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -35,6 +36,7 @@ __all__ = (
     'build_replayer',
     'build_worker',
     'connect',
+    'exit_process',
     'load_agents',
     'main',
     'temporal_cli_path',
@@ -178,15 +180,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
     args = parser.parse_args(argv)
+    if not args.agents and not args.demo:
+        parser.error('--agents is required (or use --demo)')
     if args.demo:
         from deploy.demo import run_demo
 
         asyncio.run(run_demo(args.demo, task_queue=args.task_queue))
-        return
-    if not args.agents:
-        parser.error('--agents is required (or use --demo)')
-    asyncio.run(_serve(args))
+    else:
+        asyncio.run(_serve(args))
+
+
+def exit_process(code: int = 0) -> NoReturn:
+    """Leave the process without interpreter finalization.
+
+    Temporal's core runtime keeps native threads that can abort the interpreter while it finalizes
+    (a PyGILState_Release fatal error), turning a successful command into a crash; command-line entry
+    points therefore flush their output and exit directly once their work is done.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == '__main__':
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        exit_process(130)
+    exit_process(0)

@@ -112,4 +112,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == '__main__':
-    raise SystemExit(main())
+    from worker import exit_process
+
+    exit_process(main())
