@@ -11,8 +11,8 @@ from agent import Agent
 from agent.exceptions import ModelHTTPError
 from agent.messages import ModelMessage, ModelResponse, TextPart
 from agent.models.function import AgentInfo, FunctionModel
-from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
 from worker import build_worker
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
