@@ -1,0 +1,161 @@
+"""The benchmark's agents: one scripted model, three tools, every tool returning `payload` bytes.
+
+The model is a `FunctionModel` whose responses depend only on how many responses the conversation already
+holds, with fixed tool call ids, so every run makes the same calls in the same order and nothing leaves the
+machine. Two scripts:
+
+- `tool_loop`: `lookup(key)`, then `fetch_a()` and `fetch_b()` together, then the final text.
+- `long_run`: one tool call per step, cycling through the three tools, for as many steps as the prompt says,
+  then the final text.
+
+The module-level agents are importable by `worker.py --agents bench.agents:<name>` (the crash scenario runs
+its worker in a subprocess). When `BENCH_COUNTER` names a file, every tool body and model request appends a
+line to it, so a run can tell how often each actually ran, across processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from agent import Agent
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from agent.models.function import AgentInfo, FunctionModel
+
+__all__ = (
+    'APPROVAL_CALL_ID',
+    'DEFAULT_PAYLOAD',
+    'LONG_PAYLOAD',
+    'TOOL_NAMES',
+    'approval_agent',
+    'build_agent',
+    'crash_agent',
+    'long_run',
+    'long_run_agent',
+    'long_run_output',
+    'tool_loop',
+    'tool_loop_agent',
+    'tool_loop_output',
+)
+
+DEFAULT_PAYLOAD = int(os.environ.get('BENCH_PAYLOAD', '2000'))
+"""Bytes every tool returns unless a scenario says otherwise (`BENCH_PAYLOAD` overrides the 2000)."""
+LONG_PAYLOAD = 5000
+"""Bytes every tool returns in the long-run scenario."""
+TOOL_NAMES = ('lookup', 'fetch_a', 'fetch_b')
+"""The three tools every benchmark agent has."""
+APPROVAL_CALL_ID = 'lookup-1'
+"""The tool call id of the first `lookup` call (the one that waits for approval in the approval agent)."""
+
+Script = Callable[[list[ModelMessage], AgentInfo], ModelResponse]
+
+
+def _count(line: str) -> None:
+    path = os.environ.get('BENCH_COUNTER')
+    if path:
+        with Path(path).open('a') as counter:
+            counter.write(line + '\n')
+
+
+def _responses(messages: list[ModelMessage]) -> int:
+    return sum(isinstance(m, ModelResponse) for m in messages)
+
+
+def tool_loop(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """`lookup(key)`, then `fetch_a()` and `fetch_b()` in parallel, then the final text."""
+    _count('model')
+    step = _responses(messages)
+    if step == 0:
+        return ModelResponse(parts=[ToolCallPart('lookup', {'key': 'answer'}, APPROVAL_CALL_ID)])
+    if step == 1:
+        return ModelResponse(parts=[ToolCallPart('fetch_a', {}, 'fetch-a-1'), ToolCallPart('fetch_b', {}, 'fetch-b-1')])
+    return ModelResponse(parts=[TextPart(tool_loop_output())])
+
+
+def tool_loop_output() -> str:
+    """The final text of a `tool_loop` run."""
+    return 'done after 3 tool calls'
+
+
+def long_run(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """One tool call per step, as many steps as the first prompt says, then the final text."""
+    _count('model')
+    first = messages[0]
+    assert isinstance(first, ModelRequest)
+    prompt = next(p for p in first.parts if isinstance(p, UserPromptPart))
+    steps = int(str(prompt.content))
+    step = _responses(messages)
+    if step < steps:
+        name = TOOL_NAMES[step % len(TOOL_NAMES)]
+        args = {'key': f'k{step}'} if name == 'lookup' else {}
+        return ModelResponse(parts=[ToolCallPart(name, args, f'step-{step}')])
+    return ModelResponse(parts=[TextPart(long_run_output(steps))])
+
+
+def long_run_output(steps: int) -> str:
+    """The final text of a `long_run` run of `steps` steps."""
+    return f'done after {steps} steps'
+
+
+def _body(name: str, payload: int) -> str:
+    """Exactly `payload` ASCII characters (so as many bytes), distinct per tool."""
+    return (f'{name}:' + 'abcdefghij' * (payload // 10 + 1))[:payload]
+
+
+def build_agent(
+    name: str,
+    script: Script,
+    *,
+    payload: int = DEFAULT_PAYLOAD,
+    approval: bool = False,
+    slow_fetch_a: float = 0.0,
+) -> Agent[None, str]:
+    """An agent with `lookup(key)`, `fetch_a()` and `fetch_b()`, each returning `payload` bytes.
+
+    Args:
+        name: The agent's name (the name it is registered under).
+        script: The model's script.
+        payload: Bytes each tool returns.
+        approval: Whether `lookup` requires approval.
+        slow_fetch_a: Seconds `fetch_a` sleeps before returning.
+    """
+    agent = Agent(FunctionModel(script), name=name)
+    bodies = {tool: _body(tool, payload) for tool in TOOL_NAMES}
+
+    @agent.tool_plain(requires_approval=approval)
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: The key to look up.
+        """
+        _count('lookup')
+        return bodies['lookup']
+
+    @agent.tool_plain
+    async def fetch_a() -> str:
+        """Fetch the first source."""
+        _count('fetch_a')
+        if slow_fetch_a:
+            await asyncio.sleep(slow_fetch_a)
+        return bodies['fetch_a']
+
+    @agent.tool_plain
+    def fetch_b() -> str:
+        """Fetch the second source."""
+        _count('fetch_b')
+        return bodies['fetch_b']
+
+    return agent
+
+
+tool_loop_agent = build_agent('bench_tool_loop', tool_loop)
+"""S1: the tool loop."""
+long_run_agent = build_agent('bench_long_run', long_run, payload=LONG_PAYLOAD)
+"""S2 and S6: the long run."""
+approval_agent = build_agent('bench_approval', tool_loop, approval=True)
+"""S3 and S5: the tool loop with `lookup` waiting for approval."""
+crash_agent = build_agent('bench_crash', tool_loop, slow_fetch_a=float(os.environ.get('BENCH_SLOW_SECONDS', '2')))
+"""S4: the tool loop with a `fetch_a` slow enough to kill its worker in the middle of it."""

