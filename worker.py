@@ -94,6 +94,9 @@ def build_worker(
         activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
     # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.
     worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=1))
+    # Workflow tasks are CPU-bound: running a burst of 100 at once on a small machine starves them past the
+    # SDK's 2 s deadlock detector (seen in the S5 benchmark); a few slots per core keep every task short.
+    worker_options.setdefault('max_concurrent_workflow_tasks', 8)
     return Worker(
         client,
         task_queue=task_queue,
