@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 import uuid
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
@@ -80,8 +79,3 @@ def new_id(prefix: str = '') -> str:
     """A short random identifier (e.g. for tool call ids), from the active environment."""
     bits = _environment.get().random_bits(96)
     return f'{prefix}{bits:024x}'
-
-
-def monotonic() -> float:
-    """Monotonic seconds, for measuring durations only (never stored in run state)."""
-    return time.monotonic()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import types
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union, cast, get_args, get_origin
@@ -148,12 +149,7 @@ def _flatten(spec: Any) -> list[Any]:
         for item in spec:  # pyright: ignore[reportUnknownVariableType]
             items.extend(_flatten(item))
         return items
-    origin = get_origin(spec)
-    if origin is Union or (origin is not None and getattr(origin, '__name__', '') == 'UnionType'):
-        return [item for arg in get_args(spec) for item in _flatten(arg)]
-    import types
-
-    if isinstance(spec, types.UnionType):
+    if get_origin(spec) is Union or isinstance(spec, types.UnionType):  # `Union[A, B]` and `A | B`
         return [item for arg in get_args(spec) for item in _flatten(arg)]
     return [spec]
 
