@@ -22,14 +22,13 @@ from datetime import timedelta
 from typing import Any, NoReturn
 
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities import agent_activities
 from agent import Agent, UserError
 from agent.capabilities import CombinedCapability, split_by_side
-from workflows import AgentWorkflow, DurableAgent, register_agent
+from workflows import AgentWorkflow, DurableAgent, data_converter, register_agent, with_data_converter
 
 __all__ = (
     'DEFAULT_TASK_QUEUE',
@@ -70,7 +69,7 @@ def temporal_cli_path() -> str:
 
 async def connect(address: str = 'localhost:7233', namespace: str = 'default') -> Client:
     """A client with the data converter every part of the system uses."""
-    return await Client.connect(address, namespace=namespace, data_converter=pydantic_data_converter)
+    return await Client.connect(address, namespace=namespace, data_converter=data_converter)
 
 
 def build_worker(
@@ -98,7 +97,7 @@ def build_worker(
     # SDK's 2 s deadlock detector (seen in the S5 benchmark); a few slots per core keep every task short.
     worker_options.setdefault('max_concurrent_workflow_tasks', 8)
     return Worker(
-        client,
+        with_data_converter(client),
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
@@ -118,9 +117,7 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Repl
     """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them)."""
     for name, agent in agents.items():
         register_agent(name, agent)
-    return Replayer(
-        workflows=[AgentWorkflow], data_converter=pydantic_data_converter, workflow_runner=workflow_runner()
-    )
+    return Replayer(workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=workflow_runner())
 
 
 def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
@@ -148,7 +145,7 @@ async def _serve(args: argparse.Namespace) -> None:
 
         env = await WorkflowEnvironment.start_local(
             namespace=args.namespace,
-            data_converter=pydantic_data_converter,
+            data_converter=data_converter,
             dev_server_existing_path=temporal_cli_path(),
             dev_server_database_filename=args.db,
             ui=True,

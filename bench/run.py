@@ -33,12 +33,11 @@ from typing import Any, TextIO
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from agent import DeferredToolResults
 from worker import build_replayer, build_worker, temporal_cli_path
-from workflows import AgentRunOutput, AgentWorkflow
+from workflows import AgentRunOutput, AgentWorkflow, data_converter
 
 from ._support import (
     NO_REQUEST_LIMIT,
@@ -412,7 +411,7 @@ def results_stream() -> TextIO:
 async def run_scenarios(keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT) -> bool:
     """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=temporal_cli_path(),
         dev_server_log_level='error',
     )

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from agent import Agent, RunContext
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from workflows import data_converter
 from workflows.client import AgentClient
 
 __all__ = ('demo_agent', 'run_demo')
@@ -66,7 +66,7 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents') -> None:
 
     print('Starting an embedded Temporal dev server...', flush=True)
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=data_converter,
         dev_server_existing_path=temporal_cli_path(),
         ui=True,
         dev_server_extra_args=['--log-level', 'error'],

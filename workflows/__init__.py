@@ -6,6 +6,7 @@ Workflow code imports only dataclasses, the agent graph and activity references:
 from ._activity_options import ActivityOptions
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
 from ._approval_policy import ApprovalPolicy
+from ._data_converter import data_converter, with_data_converter
 from ._durable_agent import DeferredNotifier, DurableAgent
 from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
 from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, RunStatus
@@ -22,8 +23,10 @@ __all__ = (
     'DurableAgent',
     'RunStatus',
     'conversation_workflow_id',
+    'data_converter',
     'get_agent',
     'get_durable_agent',
     'register_agent',
     'registered_agents',
+    'with_data_converter',
 )

@@ -22,10 +22,10 @@ from typing import Any
 
 import pydantic
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from agent._deferred import DeferredToolRequests, ToolDenied
 
+from ._data_converter import data_converter
 from .client import AgentClient
 
 __all__ = ('main',)
@@ -58,7 +58,7 @@ async def _watch(agents: AgentClient, workflow_id: str, poll: float) -> None:
 
 
 async def _main(args: argparse.Namespace) -> int:
-    client = await Client.connect(args.address, namespace=args.namespace, data_converter=pydantic_data_converter)
+    client = await Client.connect(args.address, namespace=args.namespace, data_converter=data_converter)
     agents = AgentClient(client, task_queue=args.task_queue)
     if args.command == 'run':
         fields: dict[str, Any] = json.loads(args.input) if args.input else {}

@@ -1,0 +1,92 @@
+"""The worker's data converter: pydantic JSON on the wire, schemas built once per process rather than per run."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import pytest
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+from temporalio.contrib.pydantic import PydanticPayloadConverter, pydantic_data_converter
+from temporalio.converter import DataConverter, DefaultPayloadConverter, PayloadCodec
+
+from agent import Agent
+from agent.models.test import TestModel
+from worker import build_worker
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, data_converter, with_data_converter
+from workflows._data_converter import SharedPydanticPayloadConverter, _cached_adapter
+
+echo_agent = Agent(TestModel(custom_output_text='echoed'), name='converter_echo')
+
+
+async def run_echo(client: Client, task_queue: str) -> AgentRunOutput:
+    result: AgentRunOutput = await client.execute_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent='converter_echo', prompt='hi'),
+        id=f'converter-{uuid.uuid4()}',
+        task_queue=task_queue,
+    )
+    return result
+
+
+@pytest.mark.asyncio(loop_scope='session')
+async def test_later_runs_reuse_the_schemas_built_for_the_first(client: Client, task_queue: str) -> None:
+    async with build_worker(client, {'converter_echo': echo_agent}, task_queue=task_queue):
+        assert (await run_echo(client, task_queue)).output == 'echoed'
+        misses = _cached_adapter.cache_info().misses
+        for _ in range(3):
+            assert (await run_echo(client, task_queue)).output == 'echoed'
+        assert _cached_adapter.cache_info().misses == misses
+
+
+def test_payloads_are_the_same_bytes_as_the_sdk_pydantic_converter() -> None:
+    value = AgentRunInput(agent='a', prompt='hello', metadata={'k': [1, 2]})
+    ours = data_converter.payload_converter.to_payloads([value])
+    theirs = pydantic_data_converter.payload_converter.to_payloads([value])
+    assert ours == theirs
+    decoded = data_converter.payload_converter.from_payloads(theirs, [AgentRunInput])
+    assert decoded == [value]
+
+
+def test_unhashable_type_hints_still_decode() -> None:
+    payload = Payload(metadata={'encoding': b'json/plain'}, data=b'[1, 2]')
+    unhashable: Any = Annotated[list[int], {'unhashable': 'metadata'}]
+    with pytest.raises(TypeError):
+        hash(unhashable)
+    assert data_converter.payload_converter.from_payloads([payload], [unhashable]) == [[1, 2]]
+
+
+class _Reverse(PayloadCodec):
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return [Payload(metadata=p.metadata, data=p.data[::-1]) for p in payloads]
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return [Payload(metadata=p.metadata, data=p.data[::-1]) for p in payloads]
+
+
+@pytest.mark.asyncio(loop_scope='session')
+async def test_the_worker_client_keeps_codecs_and_upgrades_only_stock_converters(client: Client) -> None:
+    stock = Client(**{**client.config(), 'data_converter': dataclasses.replace(pydantic_data_converter)})
+    upgraded = with_data_converter(stock)
+    assert upgraded.data_converter.payload_converter_class is SharedPydanticPayloadConverter
+
+    codec = _Reverse()
+    with_codec = Client(
+        **{
+            **client.config(),
+            'data_converter': DataConverter(payload_converter_class=DefaultPayloadConverter, payload_codec=codec),
+        }
+    )
+    assert with_data_converter(with_codec).data_converter.payload_codec is codec
+    assert with_data_converter(with_codec).data_converter.payload_converter_class is SharedPydanticPayloadConverter
+
+    class Custom(PydanticPayloadConverter):
+        def __init__(self) -> None:
+            super().__init__(max_cached_type_adapters=8)
+
+    custom = Client(**{**client.config(), 'data_converter': DataConverter(payload_converter_class=Custom)})
+    assert with_data_converter(custom) is custom
+    assert with_data_converter(upgraded) is upgraded
