@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from temporalio import activity
@@ -25,13 +26,14 @@ from agent._ports import DirectPorts
 from agent._serialization import serializable_deps_adapter
 from agent.capabilities import CombinedCapability, split_by_side
 from agent.exceptions import UserError
-from agent.messages import ModelMessage
-from agent.models import Model, infer_model
+from agent.messages import ModelMessage, ModelRequest
+from agent.models import Model, ModelRequestParameters, infer_model
 from agent.usage import RunUsage
 
 from ._errors import to_application_error
-from ._message_store import worker_message_cache
+from ._message_store import message_hash, worker_store
 from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from ._tool_results import result_kind
 from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput, ModelRequestOutput
 
 __all__ = ('agent_activities', 'with_heartbeats')
@@ -63,24 +65,32 @@ def agent_activities(
 
     @activity.defn(name=model_request_activity_name(name))
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
-        messages = resolve_messages(inp)
-        if messages is None:
-            # This worker never saw part of the conversation: the workflow sends the request again in full.
+        resolved = resolve_request(inp)
+        if resolved is None:
+            # This worker lacks something the input names: the workflow sends the request again in full.
             return ModelRequestOutput(response=None, messages_missing=True)
+        messages, parameters = resolved
         model = resolve_model(inp.model)
-        ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))
+        run_ctx = replace(inp.ctx, model_settings=inp.model_settings)
+        ctx = run_ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))
         request_context = ModelRequestContext(
             model=model,
             messages=messages,
             model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
-            model_request_parameters=inp.parameters,
+            model_request_parameters=parameters,
         )
         try:
-            return ModelRequestOutput(await with_heartbeats(ports.request_model(ctx, request_context, capability)))
+            response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
             raise
+        # Stamped as the run will stamp it, and kept here, so the next request can name it by hash.
+        response.run_id = response.run_id or inp.ctx.run_id
+        response.conversation_id = response.conversation_id or inp.ctx.conversation_id
+        key = message_hash(response)
+        worker_store.messages.put(key, response)
+        return ModelRequestOutput(response, response_key=key)
 
     @activity.defn(name=call_tool_activity_name(name))
     async def call_tool(inp: CallToolInput) -> CallToolOutput:
@@ -95,7 +105,10 @@ def agent_activities(
                 if tool is None:
                     raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
                 result = await with_heartbeats(ports.execute_tool(ctx, inp.call, tool, inp.args, capability))
-            return CallToolOutput(result, usage_added(before, ctx.usage))
+            kind = result_kind(result)
+            # A plain result is kept here too, so the next model request can name it instead of resending it.
+            key = worker_store.add_content(result) if kind == 'value' else None
+            return CallToolOutput(result, usage_added(before, ctx.usage), content_key=key, result_kind=kind)
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
@@ -145,15 +158,45 @@ async def with_heartbeats(operation: Awaitable[T]) -> T:
             task.cancel()
 
 
-def resolve_messages(inp: ModelRequestInput) -> list[ModelMessage] | None:
-    """The conversation of a model request, from its messages and this worker's store; `None` if incomplete."""
-    if not (inp.history or inp.prefix is not None or inp.message_keys):
-        return inp.messages  # sent in full, without keys
-    included = dict(zip(inp.message_keys, inp.messages, strict=True))
-    if inp.history:
-        worker_message_cache.extend_prefix(None, inp.history)
-        return worker_message_cache.resolve(inp.history, included)
-    extended = worker_message_cache.extend_prefix(inp.prefix, inp.message_keys)
-    if extended is None:
+def resolve_request(inp: ModelRequestInput) -> tuple[list[ModelMessage], ModelRequestParameters] | None:
+    """The conversation and parameters of a model request, from its input and this worker's store.
+
+    `None` if the input names something this worker does not have.
+    """
+    parameters = inp.parameters
+    if parameters is None:
+        parameters = worker_store.parameters.get(inp.parameters_key) if inp.parameters_key is not None else None
+        if parameters is None:
+            return None
+    elif inp.parameters_key is not None:
+        worker_store.parameters.put(inp.parameters_key, parameters)
+    messages = _with_contents(inp.messages, inp.contents)
+    if messages is None:
         return None
-    return worker_message_cache.resolve(extended[1], included)
+    if not (inp.history or inp.prefix is not None or inp.message_keys):
+        return messages, parameters  # sent in full, without keys
+    included = dict(zip(inp.message_keys, messages, strict=True))
+    if inp.history:
+        worker_store.extend_prefix(None, inp.history)
+        resolved = worker_store.resolve(inp.history, included)
+    else:
+        extended = worker_store.extend_prefix(inp.prefix, inp.added if inp.added is not None else inp.message_keys)
+        resolved = None if extended is None else worker_store.resolve(extended[1], included)
+    return None if resolved is None else (resolved, parameters)
+
+
+def _with_contents(messages: list[ModelMessage], contents: dict[str, str]) -> list[ModelMessage] | None:
+    """`messages` with the tool results they name put back (`None` if one is not kept here)."""
+    if not contents:
+        return messages
+    restored = list(messages)
+    for ref, key in contents.items():
+        message_index, part_index = (int(i) for i in ref.split('.'))
+        value = worker_store.content(key)
+        message = restored[message_index]
+        if value is None or not isinstance(message, ModelRequest):
+            return None
+        parts = list(message.parts)
+        parts[part_index] = replace(parts[part_index], content=value)
+        restored[message_index] = replace(message, parts=parts)
+    return restored

@@ -12,6 +12,8 @@ from agent.exceptions import UserError
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
+from ._tool_results import ResultKind
+
 __all__ = (
     'ActivityRunContext',
     'CallToolInput',
@@ -144,14 +146,14 @@ class ActivityRunContext:
 
 @dataclass
 class ModelRequestInput:
-    """Input of `agent.<agent>.model_request`."""
+    """Input of `agent.<agent>.model_request` (see `activities._message_store` for the references)."""
 
     ctx: ActivityRunContext
     """The run context fields that cross."""
     messages: list[ModelMessage]
-    """Messages of the conversation the worker may not have seen yet (all of them when `history` is empty)."""
-    parameters: ModelRequestParameters
-    """Tools and output mode."""
+    """Messages of the conversation the worker may not have seen yet (all of them when nothing is referenced)."""
+    parameters: ModelRequestParameters | None
+    """Tools and output mode; `None` when named by `parameters_key` and sent before in this run."""
     model_settings: dict[str, Any] | None = None
     """The merged settings of the step."""
     model: str | None = None
@@ -159,9 +161,15 @@ class ModelRequestInput:
     history: list[str] = field(default_factory=list[str])
     """The whole conversation as message hashes, when it does not simply extend `prefix`."""
     prefix: str | None = None
-    """The conversation of the previous request (see `prefix_key`), which `message_keys` extend."""
+    """The conversation of the previous request (see `prefix_key`), which `added` extends."""
     message_keys: list[str] = field(default_factory=list[str])
     """The hashes of `messages`, in the same order."""
+    added: list[str] | None = None
+    """The hashes of every message this request adds to `prefix`, sent before or not (`None`: `message_keys`)."""
+    contents: dict[str, str] = field(default_factory=dict[str, str])
+    """Tool results left out of `messages`: `"<message index>.<part index>"` to the result's content key."""
+    parameters_key: str | None = None
+    """The hash naming `parameters`."""
 
 
 @dataclass
@@ -200,6 +208,10 @@ class CallToolOutput:
     """The tool's result."""
     usage: RunUsage = field(default_factory=RunUsage)
     """Usage added during the call (e.g. by a sub-agent run with `usage=ctx.usage`), merged into the run's."""
+    content_key: str | None = None
+    """The key this worker keeps the result's JSON under, so the next model request can name it."""
+    result_kind: ResultKind = 'value'
+    """How to rebuild `result` from JSON (see `activities._tool_results`)."""
 
 
 @dataclass
@@ -210,3 +222,5 @@ class ModelRequestOutput:
     """The model's response (`None` when `messages_missing`)."""
     messages_missing: bool = False
     """The worker lacked referenced messages; the workflow must send the request again in full."""
+    response_key: str | None = None
+    """The hash this worker keeps the response under, so the next request can name it."""

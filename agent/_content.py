@@ -159,6 +159,11 @@ class BinaryContent:
         return f'BinaryContent(media_type={self.media_type!r}, {len(self.data)} bytes)'
 
 
+# Serializing a BinaryContent where pydantic has no schema for it (inside an `Any` field such as a tool result,
+# or through `pydantic_core.to_json`) would otherwise try to write its bytes as UTF-8 and fail; with its own
+# serializer attached, it is written with base64 data everywhere.
+setattr(BinaryContent, '__pydantic_serializer__', pydantic.TypeAdapter(BinaryContent).serializer)  # noqa: B010
+
 MultiModalContent: TypeAlias = Annotated[
     ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent, pydantic.Discriminator('kind')
 ]

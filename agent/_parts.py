@@ -10,12 +10,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias, cast
 
 import pydantic
 import pydantic_core
 
-from ._content import BinaryContent, UserContent
+from ._content import BinaryContent, MultiModalContent, UserContent
 from ._env import new_id, now_utc
 from .usage import RequestUsage
 
@@ -90,14 +90,38 @@ class UserPromptPart:
         return f'UserPromptPart(content={self.content!r})'
 
 
+_CONTENT_KINDS = frozenset({'image-url', 'audio-url', 'video-url', 'document-url', 'binary'})
+_MULTI_MODAL: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(MultiModalContent)
+
+
+def _revive_one(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    mapping = cast(dict[str, Any], value)
+    if mapping.get('kind') in _CONTENT_KINDS:
+        try:
+            return _MULTI_MODAL.validate_python(mapping)
+        except pydantic.ValidationError:
+            pass  # a plain object that merely has a `kind` key
+    return mapping
+
+
+def revive_content(value: Any) -> Any:
+    """Multi-modal tool results (an image, or a list holding some) read back from JSON as their own types."""
+    if isinstance(value, list):
+        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return [_revive_one(item) for item in items]
+    return _revive_one(value)
+
+
 @dataclass(repr=False)
 class BaseToolReturnPart:
     """Fields shared by the results of function tools and native tools."""
 
     tool_name: str
     """The tool that was called."""
-    content: Any
-    """The result; anything serializable to JSON."""
+    content: Annotated[Any, pydantic.BeforeValidator(revive_content)]
+    """The result; anything serializable to JSON (multi-modal content comes back as its own type from JSON)."""
     tool_call_id: str = field(default_factory=_new_tool_call_id)
     """The id of the call this answers."""
     _: KW_ONLY

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -10,8 +9,8 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error
-from activities._message_store import message_hash, prefix_key
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from activities._tool_results import decode_tool_result
 from activities._types import (
     ActivityRunContext,
     CallToolInput,
@@ -23,7 +22,7 @@ from activities._types import (
 from agent._content import ToolReturn
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._model_request_context import ModelRequestContext
-from agent._parts import ModelMessage, ModelResponse, ToolCallPart
+from agent._parts import ModelResponse, ToolCallPart
 from agent._ports import RunPorts
 from agent._run_context import RunContext
 from agent.capabilities import (
@@ -36,6 +35,7 @@ from agent.capabilities import (
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
+from ._request_encoder import RequestEncoder
 
 __all__ = ('WorkflowPorts',)
 
@@ -63,19 +63,9 @@ class WorkflowPorts(RunPorts):
         self.collected = DeferredToolResults()
         self.early = DeferredToolResults()
         self._sides: dict[int, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = {}
-        # Messages are sent to model activities once per run, then named by hash (see activities/_message_store).
-        self._sent: set[str] = set()
-        self._keys: dict[int, tuple[ModelMessage, str]] = {}
-        self._last_keys: list[str] = []
-        self._last_prefix: str | None = None
+        # Messages, tool results and parameters are sent to model activities once, then named by hash.
+        self._encoder = RequestEncoder()
         self._end_requested = False
-
-    def _message_key(self, message: ModelMessage) -> str:
-        cached = self._keys.get(id(message))
-        if cached is None or cached[0] is not message:
-            cached = (message, message_hash(message))
-            self._keys[id(message)] = cached
-        return cached[1]
 
     async def _model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
         options = self.durable.model_activity if self.durable is not None else DEFAULT_MODEL_ACTIVITY
@@ -100,45 +90,14 @@ class WorkflowPorts(RunPorts):
         self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: AbstractCapability[Any]
     ) -> ModelResponse:
         async def call_activity(rc: ModelRequestContext) -> ModelResponse:
-            settings = rc.model_settings
-            keys = [self._message_key(m) for m in rc.messages]
-            unsent = {k: m for k, m in zip(keys, rc.messages, strict=True) if k not in self._sent}
-            previous = self._last_keys
-            if previous and keys[: len(previous)] == previous:
-                # The usual case: the conversation only grew, so name the old part by its prefix key.
-                added = keys[len(previous) :]
-                history, prefix = [], self._last_prefix
-            else:
-                added, history, prefix = keys, keys, None
-            inp = ModelRequestInput(
-                ctx=ActivityRunContext.from_run_context(ctx),
-                messages=[unsent[k] for k in dict.fromkeys(added) if k in unsent],
-                message_keys=[k for k in dict.fromkeys(added) if k in unsent],
-                history=history,
-                prefix=prefix,
-                parameters=rc.model_request_parameters,
-                model_settings=dict(settings) if settings is not None else None,
-                model=self.model_override,
-            )
+            encoder = self._encoder
+            inp = encoder.encode(ctx, rc, self.model_override)
             output = await self._model_activity(inp)
             if output.messages_missing:
-                # The activity ran on a worker without these messages: send the request again in full.
-                everything = dict(zip(keys, rc.messages, strict=True))
-                output = await self._model_activity(
-                    replace(
-                        inp,
-                        messages=list(everything.values()),
-                        message_keys=list(everything),
-                        history=keys,
-                        prefix=None,
-                    )
-                )
-            assert output.response is not None
-            response = output.response
-            self._sent.update(keys)
-            self._last_prefix = prefix_key(prefix, added if prefix is not None else keys)
-            self._last_keys = keys
-            return response
+                # The activity ran on a worker without something the input named: send it again in full.
+                output = await self._model_activity(encoder.in_full(inp, rc))
+                return encoder.received(output, in_full=True)
+            return encoder.received(output, in_full=False)
 
         # Hooks moved to the workflow side wrap the activity here; the activity runs the others around the call.
         workflow_side = self._workflow_side(capability)
@@ -176,7 +135,9 @@ class WorkflowPorts(RunPorts):
                 raise
             # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
             ctx.usage.incr(output.usage)
-            return output.result
+            result = decode_tool_result(output.result, output.result_kind)
+            self._encoder.tool_result(result, output.content_key)
+            return result
 
         workflow_side = self._workflow_side(capability)
         if workflow_side.hook_names():

@@ -1,13 +1,16 @@
-"""History stays linear: messages are sent to model activities once, then named by hash."""
+"""History stays linear: messages, tool results and tool definitions reach model activities once, then by hash."""
 
 from __future__ import annotations
 
+import json
 import uuid
+from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
-from activities._message_store import worker_message_cache
+from activities._message_store import worker_store
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
@@ -49,7 +52,7 @@ forgetful_agent = Agent(scripted(ToolCallPart('forget', {}, 'f-1')), name='forge
 @forgetful_agent.tool_plain
 def forget() -> str:
     # As if the next model request landed on a worker that never saw this conversation.
-    worker_message_cache.clear()
+    worker_store.clear()
     return 'forgot'
 
 
@@ -94,3 +97,54 @@ async def test_a_worker_without_the_messages_gets_them_resent_in_full(client: Cl
             task_queue=task_queue,
         )
     assert result.output == 'forget=forgot'
+
+
+big_result_agent = Agent(scripted(ToolCallPart('report', {}, 'r-1'), ToolCallPart('forget_big', {}, 'r-2')), name='big')
+
+
+@big_result_agent.tool_plain
+def report() -> str:
+    """Write the report."""
+    return 'R' * 3000
+
+
+@big_result_agent.tool_plain
+def forget_big() -> str:
+    """Forget everything, then return a long result."""
+    worker_store.clear()
+    return 'F' * 3000
+
+
+async def model_request_inputs(client: Client, workflow_id: str) -> list[dict[str, Any]]:
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    inputs: list[dict[str, Any]] = []
+    for event in history.events:
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attributes = event.activity_task_scheduled_event_attributes
+            if attributes.activity_type.name.endswith('.model_request'):
+                inputs.append(json.loads(attributes.input.payloads[0].data))
+    return inputs
+
+
+async def test_tool_results_and_tool_definitions_reach_the_model_activity_by_reference(
+    client: Client, task_queue: str
+) -> None:
+    async with build_worker(client, {'big': big_result_agent}, task_queue=task_queue):
+        workflow_id = f'refs-{uuid.uuid4()}'
+        result: AgentRunOutput = await client.execute_workflow(
+            AgentWorkflow.run, AgentRunInput(agent='big', prompt='go'), id=workflow_id, task_queue=task_queue
+        )
+        inputs = await model_request_inputs(client, workflow_id)
+    # The model still saw both results in full (the script echoes them)...
+    assert result.output == f'report={"R" * 3000}; forget_big={"F" * 3000}'
+    # ...but the second request named `report`'s result instead of carrying it; `forget_big` cleared the store,
+    # with the conversation so far, so the worker answered that it lacked them and the request went again in full.
+    first, named, in_full = inputs
+    assert first['parameters'] is not None or first['parameters_key'] is not None
+    assert 'R' * 3000 not in json.dumps(named)
+    assert named['contents']
+    assert named['parameters'] is None
+    assert 'R' * 3000 in json.dumps(in_full)
+    assert 'F' * 3000 in json.dumps(in_full)
+    assert in_full['parameters'] is not None
+    assert not in_full['contents']
