@@ -9,7 +9,7 @@ from ._approval_policy import ApprovalPolicy
 from ._data_converter import data_converter, with_data_converter
 from ._durable_agent import DeferredNotifier, DurableAgent
 from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
-from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, RunStatus
+from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, MessagePage, RunStatus
 
 __all__ = (
     'ActivityOptions',
@@ -21,6 +21,7 @@ __all__ = (
     'DeferredNotice',
     'DeferredNotifier',
     'DurableAgent',
+    'MessagePage',
     'RunStatus',
     'conversation_workflow_id',
     'data_converter',

@@ -30,6 +30,7 @@ from temporalio.workflow import ContinueAsNewError
 with workflow.unsafe.imports_passed_through():
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._env import RunEnvironment, use_environment
+    from agent._parts import ModelMessage
     from agent._ports import use_ports
     from agent._serialization import serializable_deps_adapter
     from agent._threads import INLINE, use_thread_executor
@@ -39,8 +40,9 @@ with workflow.unsafe.imports_passed_through():
 
     from ._ports import WorkflowPorts
     from ._registry import get_durable_agent
+    from ._result_size import fit_result, message_page
     from ._stand_in_model import StandInModel
-    from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, RunStatus
+    from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
 
 __all__ = ('AgentWorkflow', 'conversation_workflow_id')
 
@@ -85,6 +87,7 @@ class AgentWorkflow:
         self._conversation = inp.conversation
         self._turns: deque[_Turn] = deque()
         self._closing = False
+        self._new_messages: list[ModelMessage] = []
 
     @workflow.run
     async def run(self, inp: AgentRunInput) -> AgentRunOutput:
@@ -100,7 +103,8 @@ class AgentWorkflow:
                 raise failure from exc
             raise
         self._status.state = 'completed'
-        return output
+        self._new_messages = output.new_messages
+        return fit_result(output)
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
@@ -218,7 +222,7 @@ class AgentWorkflow:
         if turn.error is not None:
             raise turn.error
         assert turn.result is not None
-        return turn.result
+        return fit_result(turn.result)
 
     @send_message.validator
     def _validate_message(self, message: ConversationMessage) -> None:
@@ -267,6 +271,11 @@ class AgentWorkflow:
         if self._ports is None or self._ports.pending is None:
             return None
         return self._ports.pending.remaining(self._ports.collected)
+
+    @workflow.query(name='new_messages')
+    def new_messages(self, page: MessagePage | None = None) -> list[ModelMessage]:
+        """A page of the completed run's new messages: all of them, even those left out of a large result."""
+        return message_page(self._new_messages, page or MessagePage())
 
     @workflow.query(name='status')
     def status(self) -> RunStatus:

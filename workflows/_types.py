@@ -13,7 +13,7 @@ from agent.usage import RunUsage, UsageLimits
 
 from ._approval_policy import ApprovalPolicy
 
-__all__ = ('AgentRunInput', 'AgentRunOutput', 'ConversationMessage', 'DeferredNotice', 'RunStatus')
+__all__ = ('AgentRunInput', 'AgentRunOutput', 'ConversationMessage', 'DeferredNotice', 'MessagePage', 'RunStatus')
 
 
 @dataclass
@@ -64,6 +64,19 @@ class AgentRunOutput:
     """The run's id."""
     conversation_id: str = ''
     """The conversation's id."""
+    earlier_messages_omitted: int = 0
+    """How many of the run's first messages were left out of `new_messages` to keep the result under Temporal's
+    payload size limit (0 normally); the `new_messages` query pages through all of them."""
+
+
+@dataclass
+class MessagePage:
+    """Input of the `new_messages` query: which of the run's new messages to return."""
+
+    offset: int = 0
+    """Index of the first message."""
+    limit: int = 100
+    """At most this many messages (fewer if they would not fit in one reply)."""
 
 
 @dataclass

@@ -18,6 +18,7 @@ Not imported by workflow code: it is for processes that start and steer runs.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -35,10 +36,11 @@ from temporalio.client import (
 from temporalio.common import WorkflowIDConflictPolicy
 
 from agent._deferred import DeferredToolRequests, DeferredToolResults
+from agent._parts import ModelMessage
 from agent.exceptions import UserError
 
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
-from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, RunStatus
+from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
 
 __all__ = ('AgentClient',)
 
@@ -63,7 +65,8 @@ class AgentClient:
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
         """Start a run and wait for its result."""
-        return await (await self.start(agent, prompt, **fields)).result()
+        handle = await self.start(agent, prompt, **fields)
+        return await self.complete(handle, await handle.result())
 
     async def send_message(self, agent: str, *, conversation_id: str, prompt: str, **fields: Any) -> AgentRunOutput:
         """Send a user turn to the conversation `conversation_id`, starting its workflow if needed.
@@ -143,8 +146,19 @@ class AgentClient:
         return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.status)
 
     async def result(self, workflow_id: str) -> AgentRunOutput:
-        """Wait for a run's result."""
+        """Wait for a run's result, with every new message (fetching any a large result left out)."""
         handle: WorkflowHandle[Any, AgentRunOutput] = self.client.get_workflow_handle(
             workflow_id, result_type=AgentRunOutput
         )
-        return await handle.result()
+        return await self.complete(handle, await handle.result())
+
+    async def complete(self, handle: WorkflowHandle[Any, Any], output: AgentRunOutput) -> AgentRunOutput:
+        """`output` with the messages it left out (see `AgentRunOutput.earlier_messages_omitted`) paged in."""
+        omitted = output.earlier_messages_omitted
+        if not omitted:
+            return output
+        earlier: list[ModelMessage] = []
+        while len(earlier) < omitted:
+            page = MessagePage(offset=len(earlier), limit=omitted - len(earlier))
+            earlier.extend(await handle.query(AgentWorkflow.new_messages, page))
+        return replace(output, new_messages=[*earlier, *output.new_messages], earlier_messages_omitted=0)
