@@ -140,7 +140,7 @@ def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:
     return added
 
 
-HEARTBEAT_EVERY = 1.0
+HEARTBEAT_EVERY = 0.5
 """Seconds between heartbeats while a model request or tool runs (the workflow's heartbeat timeout is longer)."""
 
 

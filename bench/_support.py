@@ -28,13 +28,11 @@ T = TypeVar('T')
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_REQUEST_LIMIT = UsageLimits(request_limit=None)
-SLOTS_DEFAULT = 4
-"""Workflow task slots of the S5 worker (`--s5-slots`; 0 keeps the SDK's default of 100).
+SLOTS_DEFAULT = 0
+"""Workflow task slots of the S5 worker (`--s5-slots`; 0 keeps the worker's default, the SDK's 100).
 
-With the SDK's default, a burst of activations far above the cores (a thousand runs starting, or a thousand
-approvals arriving) shares the GIL so thinly that each one outlasts the SDK's 2 s deadlock detector; the
-failed tasks are retried with back-off and the worker thrashes. A few slots per core keep each activation
-short. The line reports the setting and the workflow task failures seen.
+The line reports the setting and the workflow task failures and timeouts seen, so a setting that starves
+activations past the SDK's 2 s deadlock detector shows up there.
 """
 
 

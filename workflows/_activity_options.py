@@ -18,9 +18,9 @@ class ActivityOptions:
 
     start_to_close_timeout: timedelta = timedelta(minutes=5)
     """Longest one attempt may take."""
-    heartbeat_timeout: timedelta | None = timedelta(seconds=3)
+    heartbeat_timeout: timedelta | None = timedelta(seconds=2)
     """A worker that stops heartbeating for this long is presumed dead and the attempt is retried elsewhere
-    (activities heartbeat every second while the call runs)."""
+    (activities heartbeat every half second while the call runs)."""
     retry_policy: RetryPolicy | None = None
     """Retries; `None` uses Temporal's default (retry with backoff, without limit)."""
 
@@ -29,8 +29,10 @@ class ActivityOptions:
         if self.start_to_close_timeout <= timedelta(0):
             raise UserError(f'{what}: start_to_close_timeout must be positive')
         if self.heartbeat_timeout is not None:
-            if self.heartbeat_timeout < timedelta(seconds=2):
-                raise UserError(f'{what}: heartbeat_timeout must be at least 2 seconds (activities beat every second)')
+            if self.heartbeat_timeout < timedelta(seconds=1):
+                raise UserError(
+                    f'{what}: heartbeat_timeout must be at least 1 second (activities beat every half second)'
+                )
             if self.heartbeat_timeout > self.start_to_close_timeout:
                 raise UserError(f'{what}: heartbeat_timeout cannot exceed start_to_close_timeout')
         policy = self.retry_policy
@@ -41,5 +43,8 @@ class ActivityOptions:
 DEFAULT_MODEL_ACTIVITY = ActivityOptions()
 """Model requests: retried by Temporal (provider errors say whether they are retryable)."""
 
-DEFAULT_TOOL_ACTIVITY = ActivityOptions(retry_policy=RetryPolicy(maximum_attempts=3))
-"""Tool executions: three attempts, so a failing tool ends the run instead of retrying forever."""
+DEFAULT_TOOL_ACTIVITY = ActivityOptions(
+    retry_policy=RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_attempts=3)
+)
+"""Tool executions: three attempts, so a failing tool ends the run instead of retrying forever; the first retry
+comes quickly, so a tool interrupted by a dead worker resumes on a live one within moments."""

@@ -72,8 +72,8 @@ async def test_options_for_a_tool_the_agent_lacks_fail_at_registration(client: C
 
 
 async def test_impossible_timeouts_fail_at_registration(client: Client, task_queue: str) -> None:
-    durable = DurableAgent(flaky_agent(), model_activity=ActivityOptions(heartbeat_timeout=timedelta(seconds=1)))
-    with pytest.raises(UserError, match='model_activity: heartbeat_timeout must be at least 2 seconds'):
+    durable = DurableAgent(flaky_agent(), model_activity=ActivityOptions(heartbeat_timeout=timedelta(milliseconds=500)))
+    with pytest.raises(UserError, match='model_activity: heartbeat_timeout must be at least 1 second'):
         build_worker(client, {'flaky_agent': durable}, task_queue=task_queue)
     durable = DurableAgent(flaky_agent(), tool_activity=ActivityOptions(start_to_close_timeout=timedelta(0)))
     with pytest.raises(UserError, match='tool_activity: start_to_close_timeout must be positive'):
