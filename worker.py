@@ -19,6 +19,7 @@ import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, NoReturn
 
 from temporalio.client import Client
@@ -26,12 +27,15 @@ from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities import agent_activities
+from activities._remote_toolsets import RemoteToolsets
 from agent import Agent, UserError
+from agent._agent_run_setup import assemble_toolset
 from agent.capabilities import CombinedCapability, split_by_side
 from workflows import AgentWorkflow, DurableAgent, data_converter, register_agent, with_data_converter
 
 __all__ = (
     'DEFAULT_TASK_QUEUE',
+    'AgentWorker',
     'build_replayer',
     'build_worker',
     'connect',
@@ -85,25 +89,42 @@ def build_worker(
         UserError: for an invalid or duplicate agent name, or an agent whose deps cannot be serialized.
     """
     activities: list[Any] = []
+    remote: list[RemoteToolsets] = []
     for name, entry in agents.items():
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
-        split_by_side(CombinedCapability(list(durable.agent.capabilities)))  # bad hook_sides fail at start-up
+        combined = CombinedCapability(list(durable.agent.capabilities))
+        split_by_side(combined)  # bad hook_sides fail at start-up
         durable.check(name)
         register_agent(name, durable, task_queue=task_queue)
-        activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier))
+        remote.append(RemoteToolsets(name, assemble_toolset(durable.agent, combined, None)))
+        activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier, remote=remote[-1]))
     # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.
     worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=1))
-    # Workflow tasks are CPU-bound: running a burst of 100 at once on a small machine starves them past the
-    # SDK's 2 s deadlock detector (seen in the S5 benchmark); a few slots per core keep every task short.
-    worker_options.setdefault('max_concurrent_workflow_tasks', 8)
-    return Worker(
+    return AgentWorker(
         with_data_converter(client),
+        remote_toolsets=remote,
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
         workflow_runner=workflow_runner(),
         **worker_options,
     )
+
+
+class AgentWorker(Worker):
+    """A Temporal worker that also closes its agents' live MCP connections when it stops."""
+
+    def __init__(self, client: Client, *, remote_toolsets: Sequence[RemoteToolsets] = (), **options: Any) -> None:
+        super().__init__(client, **options)
+        self._remote_toolsets = list(remote_toolsets)
+
+    async def run(self) -> None:
+        """Run until shut down, then close the connections the activities kept open."""
+        try:
+            await super().run()
+        finally:
+            for remote in self._remote_toolsets:
+                await remote.aclose()
 
 
 def workflow_runner() -> SandboxedWorkflowRunner:
@@ -121,13 +142,22 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Repl
 
 
 def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
-    """Load agents from `module:attr` references (named by the agent's `name`, else the attribute).
+    """Load agents from `module:attr` references or agent spec files (`.yaml`, `.yml`, `.json`).
+
+    Each is named by the agent's `name`, else by the attribute or the spec file's stem.
 
     Raises:
-        UserError: for a malformed reference or an object that is not an `Agent`.
+        UserError: for a malformed reference, an object that is not an `Agent`, or an invalid spec file.
     """
     agents: dict[str, Agent[Any, Any]] = {}
     for spec in specs:
+        if spec.lower().endswith(('.yaml', '.yml', '.json')):
+            path = Path(spec)
+            if not path.is_file():
+                raise UserError(f'Agent spec file {spec!r} does not exist')
+            loaded = Agent.from_file(path)
+            agents[loaded.name or path.stem] = loaded
+            continue
         module_name, sep, attr = spec.partition(':')
         if not sep or not attr:
             raise UserError(f'Invalid agent reference {spec!r}: use module:attribute')
@@ -174,6 +204,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         const='ask',
         help='run the end-to-end demo on an embedded dev server (approve at the terminal, or with approve/deny)',
     )
+    parser.add_argument(
+        '--model', help="with --demo: a real model for the demo agent, e.g. 'openai:gpt-5.2' (key from the environment)"
+    )
     parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
     parser.add_argument('--namespace', default='default', help='Temporal namespace')
     parser.add_argument('--task-queue', default=DEFAULT_TASK_QUEUE, help='task queue to poll')
@@ -185,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.demo:
         from deploy.demo import run_demo
 
-        asyncio.run(run_demo(args.demo, task_queue=args.task_queue))
+        asyncio.run(run_demo(args.demo, task_queue=args.task_queue, model=args.model))
     else:
         asyncio.run(_serve(args))
 

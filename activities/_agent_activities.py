@@ -24,6 +24,7 @@ from agent._agent_run_setup import assemble_toolset
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
 from agent._serialization import serializable_deps_adapter
+from agent._tool_def import ToolDefinition
 from agent.capabilities import CombinedCapability, split_by_side
 from agent.exceptions import UserError
 from agent.messages import ModelMessage, ModelRequest
@@ -32,9 +33,22 @@ from agent.usage import RunUsage
 
 from ._errors import to_application_error
 from ._message_store import message_hash, worker_store
-from ._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from ._names import (
+    call_tool_activity_name,
+    list_tools_activity_name,
+    model_request_activity_name,
+    notify_activity_name,
+)
+from ._remote_toolsets import RemoteToolsets
 from ._tool_results import result_kind
-from ._types import CallToolInput, CallToolOutput, DeferredNotice, ModelRequestInput, ModelRequestOutput
+from ._types import (
+    ActivityRunContext,
+    CallToolInput,
+    CallToolOutput,
+    DeferredNotice,
+    ModelRequestInput,
+    ModelRequestOutput,
+)
 
 __all__ = ('agent_activities', 'with_heartbeats')
 
@@ -42,9 +56,17 @@ T = TypeVar('T')
 
 
 def agent_activities(
-    name: str, agent: Agent[Any, Any], *, notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None
+    name: str,
+    agent: Agent[Any, Any],
+    *,
+    notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None,
+    remote: RemoteToolsets | None = None,
 ) -> list[Callable[..., Any]]:
-    """Build the activities of agent `name` (once per worker), with its notifier's if it has one."""
+    """Build the activities of agent `name` (once per worker), with its notifier's if it has one.
+
+    `remote` holds the agent's networked toolsets (MCP servers) for the worker: each gets a list-tools activity,
+    and every activity uses their live connections. The caller closes it when the worker stops.
+    """
     combined = CombinedCapability(list(agent.capabilities))
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
     # The toolset, though, is the agent's whole one: capabilities' toolsets and wrappers included.
@@ -99,6 +121,8 @@ def agent_activities(
         ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]
         toolset = assemble_toolset(agent, combined, None)
         try:
+            if remote is not None:
+                toolset = await remote.pooled(toolset)
             async with toolset:
                 tools = await toolset.get_tools(ctx)
                 tool = tools.get(inp.call.tool_name)
@@ -115,6 +139,10 @@ def agent_activities(
             raise
 
     activities: list[Callable[..., Any]] = [model_request, call_tool]
+    if remote is not None:
+        activities.extend(
+            _list_tools_activity(name, toolset_id, remote, resolve_model, deps_of, agent) for toolset_id in remote.ids
+        )
     if notifier is not None:
 
         @activity.defn(name=notify_activity_name(name))
@@ -123,6 +151,29 @@ def agent_activities(
 
         activities.append(notify_deferred)
     return activities
+
+
+def _list_tools_activity(
+    name: str,
+    toolset_id: str,
+    remote: RemoteToolsets,
+    resolve_model: Callable[[str | None], Model],
+    deps_of: Callable[[Any], Any],
+    agent: Agent[Any, Any],
+) -> Callable[..., Any]:
+    @activity.defn(name=list_tools_activity_name(name, toolset_id))
+    async def list_tools(ctx_in: ActivityRunContext) -> list[ToolDefinition]:
+        model = resolve_model(None) if agent.model is not None else None
+        ctx = ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
+        try:
+            tools = await remote.get_tools(toolset_id, ctx)
+        except Exception as exc:
+            if (converted := to_application_error(exc)) is not None:
+                raise converted from exc
+            raise
+        return [tool.tool_def for tool in tools.values()]
+
+    return list_tools
 
 
 def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:

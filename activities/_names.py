@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ('call_tool_activity_name', 'model_request_activity_name', 'notify_activity_name')
+__all__ = (
+    'call_tool_activity_name',
+    'list_tools_activity_name',
+    'model_request_activity_name',
+    'notify_activity_name',
+)
 
 
 def model_request_activity_name(agent_name: str) -> str:
@@ -18,3 +23,8 @@ def call_tool_activity_name(agent_name: str) -> str:
 def notify_activity_name(agent_name: str) -> str:
     """`agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls are waiting."""
     return f'agent.{agent_name}.notify_deferred'
+
+
+def list_tools_activity_name(agent_name: str, toolset_id: str) -> str:
+    """`agent.<agent>.toolset.<id>.list_tools`: the tools an MCP server (or other networked toolset) offers."""
+    return f'agent.{agent_name}.toolset.{toolset_id}.list_tools'

@@ -22,7 +22,7 @@ from ._deferred import DeferredToolResults
 from ._env import uuid7
 from ._instructions import flatten_instructions
 from ._parts import ModelMessage
-from ._ports import current_ports
+from ._ports import RunPorts, current_ports
 from ._run_context import PendingMessage, RunContext
 from .exceptions import UserError
 from .output import OutputSchema
@@ -102,6 +102,10 @@ def assemble_toolset(
     if (cap_toolset := capability.get_toolset()) is not None:
         parts.append(as_toolset(cap_toolset))
     parts.extend(as_toolset(t) for t in extra or [])
+    ports = current_ports()
+    if type(ports).adapt_toolset is not RunPorts.adapt_toolset:
+        # Only ports that replace toolsets rebuild the tree: in-process runs keep the agent's own objects.
+        parts = [part.visit_and_replace(ports.adapt_toolset) for part in parts]
     toolset: AbstractToolset[Any] = CombinedToolset(parts)
     prepare = agent._prepare_tools  # pyright: ignore[reportPrivateUsage]
     if prepare is not None:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ._run_context import RunContext
     from .capabilities import AbstractCapability
     from .models import StreamedResponse
-    from .toolsets import ToolsetTool
+    from .toolsets import AbstractToolset, ToolsetTool
 
 __all__ = ('DirectPorts', 'RunPorts', 'current_ports', 'use_ports')
 
@@ -76,6 +76,14 @@ class RunPorts:
     ) -> DeferredToolResults | None:
         """Wait for results of deferred tool calls; `None` means the run cannot wait and must end instead."""
         return None
+
+    def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        """The toolset the run uses in place of a leaf `toolset` of the agent (the leaf itself by default).
+
+        A durable run replaces toolsets that reach the network to list their tools (MCP servers) with ones that
+        list them through an activity.
+        """
+        return toolset
 
     def ends_with_deferred_requests(self) -> bool:
         """Whether a run that stops waiting may end with `DeferredToolRequests` even if its output type lacks it.

@@ -106,13 +106,14 @@ def _instantiate(name: str, cls: type[AbstractCapability[Any]], args: tuple[Any,
     from .capabilities import AbstractCapability
 
     custom_from_spec = cls.from_spec.__func__ is not AbstractCapability.from_spec.__func__
+    if not custom_from_spec and dataclasses.is_dataclass(cls) and not args:
+        unknown = set(kwargs) - {f.name for f in dataclasses.fields(cls) if f.init}
+        if unknown:
+            raise UserError(f'Capability {name!r} has no field(s) {sorted(unknown)}')
     try:
         if custom_from_spec:
             return pydantic.validate_call(config=_ARBITRARY)(cls.from_spec)(*args, **kwargs)
         if dataclasses.is_dataclass(cls) and not args:
-            unknown = set(kwargs) - {f.name for f in dataclasses.fields(cls) if f.init}
-            if unknown:
-                raise UserError(f'Capability {name!r} has no field(s) {sorted(unknown)}')
             try:
                 adapter = pydantic.TypeAdapter(cls)
             except pydantic.PydanticSchemaGenerationError:
@@ -121,8 +122,10 @@ def _instantiate(name: str, cls: type[AbstractCapability[Any]], args: tuple[Any,
         return cls.from_spec(*args, **kwargs)
     except pydantic.ValidationError as exc:
         raise UserError(f'Invalid arguments for capability {name!r}: {_describe(exc)}') from exc
-    except TypeError as exc:
-        raise UserError(f'Invalid arguments for capability {name!r}: {exc}') from exc
+    except (TypeError, UserError) as exc:
+        # Problems found by the capability itself (e.g. a combination of fields that cannot work).
+        detail = exc.message if isinstance(exc, UserError) else str(exc)
+        raise UserError(f'Invalid arguments for capability {name!r}: {detail}') from exc
 
 
 def build_capabilities(

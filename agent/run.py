@@ -162,7 +162,12 @@ class AgentRun(Generic[DepsT, OutputT]):
         async def run_node(n: Any) -> Any:
             return await self._run_node(n)
 
-        return await self._step(lambda: run_with_node_hooks(self._deps.capability, self.ctx, node, run_node))
+        async def run_hooked() -> Any:
+            result = await run_with_node_hooks(self._deps.capability, self.ctx, node, run_node)
+            # Node hooks run after the node drained the queue: what they enqueued at the end is delivered too.
+            return self._redirect_if_pending(result)
+
+        return await self._step(run_hooked)
 
     def __aiter__(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         return self._iterate()

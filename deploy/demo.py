@@ -3,7 +3,8 @@
 `python worker.py --demo` starts a Temporal dev server and a worker, starts a run of a file-cleaning
 agent (scripted, so no API key is needed), waits while the run asks to delete a file, asks you at the
 terminal (or takes `--demo approve` / `--demo deny`), and prints the result and where to see the run in
-the Temporal Web UI.
+the Temporal Web UI. With `--model openai:gpt-5.2` (or any `'<provider>:<model>'`) a real model drives the
+same agent, with its key from the usual environment variable.
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ async def _decide(mode: str, pending: object) -> bool:
     return answer.strip().lower() in ('y', 'yes')
 
 
-async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents') -> None:
-    """Run the demo end to end (see the module docstring)."""
+async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str | None = None) -> None:
+    """Run the demo end to end (see the module docstring); `model` replaces the scripted model."""
     from worker import build_worker, temporal_cli_path
 
     print('Starting an embedded Temporal dev server...', flush=True)
@@ -76,19 +77,22 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents') -> None:
         ui_port = int(env.client.service_client.config.target_host.rsplit(':', 1)[1]) + 1000
         agents = AgentClient(env.client, task_queue=task_queue)
         async with build_worker(env.client, {'file_cleaner': demo_agent}, task_queue=task_queue):
-            handle = await agents.start('file_cleaner', 'Tidy up the folder.', workflow_id=f'demo-{uuid.uuid4()}')
+            handle = await agents.start(
+                'file_cleaner', 'Tidy up the folder.', workflow_id=f'demo-{uuid.uuid4()}', model=model
+            )
             print(f'Started run {handle.id}; waiting for it to ask for approval...', flush=True)
-            for _ in range(200):
-                if (await agents.status(handle.id)).state == 'awaiting_deferred_tools':
+            # A real model takes seconds per request, and may finish without asking to delete anything.
+            for _ in range(200 if model is None else 2400):
+                if (await agents.status(handle.id)).state in ('awaiting_deferred_tools', 'completed', 'failed'):
                     break
                 await asyncio.sleep(0.05)
             pending = await agents.pending(handle.id)
-            assert pending is not None
-            for call in pending.approvals:
-                print(f'The agent wants to call {call.tool_name}({call.args_as_json_str()})', flush=True)
-            approved = await _decide(mode, pending)
-            print('Approved.' if approved else 'Denied.', flush=True)
-            await agents.approve(handle.id, approvals={c.tool_call_id: approved for c in pending.approvals})
+            if pending is not None:
+                for call in pending.approvals:
+                    print(f'The agent wants to call {call.tool_name}({call.args_as_json_str()})', flush=True)
+                approved = await _decide(mode, pending)
+                print('Approved.' if approved else 'Denied.', flush=True)
+                await agents.approve(handle.id, approvals={c.tool_call_id: approved for c in pending.approvals})
             result = await agents.result(handle.id)
         print(f'Result: {result.output}', flush=True)
         print(f'Usage: {result.usage.requests} model requests, {result.usage.tool_calls} tool calls', flush=True)

@@ -10,6 +10,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from activities._remote_toolsets import is_remote_toolset
 from activities._tool_results import decode_tool_result
 from activities._types import (
     ActivityRunContext,
@@ -31,10 +32,12 @@ from agent.capabilities import (
     run_with_tool_execute_hooks,
     split_by_side,
 )
+from agent.toolsets import AbstractToolset
 
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
+from ._remote_toolset import ActivityListedToolset
 from ._request_encoder import RequestEncoder
 
 __all__ = ('WorkflowPorts',)
@@ -217,6 +220,15 @@ class WorkflowPorts(RunPorts):
         for call in remaining.calls:
             results.calls[call.tool_call_id] = ToolReturn(policy.deny_message)
         return results
+
+    def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
+        """MCP servers list their tools through an activity (the workflow cannot reach the network)."""
+        if not is_remote_toolset(toolset):
+            return toolset
+        assert toolset.id is not None  # checked when the worker registered the agent
+        return ActivityListedToolset(
+            self.agent_name, toolset.id, getattr(toolset, 'max_retries', 1), f'{toolset.label} (listed by activity)'
+        )
 
     def ends_with_deferred_requests(self) -> bool:
         return self._end_requested

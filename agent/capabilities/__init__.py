@@ -8,6 +8,8 @@ instances to `Agent(capabilities=[...])`, which composes them into one `Combined
 from agent.toolsets import AgentToolset
 
 from ._abstract import HOOK_NAMES, AbstractCapability
+from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
+from ._builtin_tool import BuiltinTool, NativeTool
 from ._combined import CombinedCapability
 from ._dispatch import (
     run_with_model_request_hooks,
@@ -18,8 +20,12 @@ from ._dispatch import (
 )
 from ._history_processor import HistoryProcessor
 from ._hooks import HookRegistry, Hooks
+from ._image_generation import ImageGeneration
+from ._include_return_schemas import IncludeToolReturnSchemas
+from ._mcp import MCP
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareTools
+from ._reinject_system_prompt import ReinjectSystemPrompt
 from ._sides import IO_HOOKS, HookSide, hook_side, split_by_side
 from ._thinking import Thinking
 from ._thread_executor import ThreadExecutor
@@ -38,30 +44,42 @@ from ._types import (
     WrapToolExecuteHandler,
     WrapToolValidateHandler,
 )
+from ._web_fetch import WebFetch
+from ._web_search import WebSearch
 from ._wrapper import WrapperCapability
 
 __all__ = (
     'HOOK_NAMES',
     'IO_HOOKS',
+    'MCP',
     'AbstractCapability',
     'AgentBuiltinTool',
     'AgentInstructions',
     'AgentModelSettings',
     'AgentNode',
     'AgentToolset',
+    'BuiltinOrLocalTool',
+    'BuiltinTool',
     'CombinedCapability',
     'HistoryProcessor',
     'HookRegistry',
     'HookSide',
     'Hooks',
+    'ImageGeneration',
+    'IncludeToolReturnSchemas',
+    'LocalTool',
+    'NativeTool',
     'NodeResult',
     'PrefixTools',
     'PrepareTools',
     'RawToolArgs',
+    'ReinjectSystemPrompt',
     'Thinking',
     'ThreadExecutor',
     'Toolset',
     'ValidatedToolArgs',
+    'WebFetch',
+    'WebSearch',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
     'WrapRunHandler',

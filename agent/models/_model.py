@@ -9,6 +9,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent._tool_def import ToolDefinition
+from agent.builtin_tools import native_tool_kind
+from agent.exceptions import UserError
 from agent.settings import ModelSettings, merge_model_settings
 
 from ._request_parameters import ModelProfile, ModelRequestParameters
@@ -78,23 +80,21 @@ class Model(ABC):
         """Resolve settings and parameters for one request to this model.
 
         Merges the model's default settings under `model_settings`, applies `customize_request_parameters`,
-        resolves the `'auto'` output mode from the profile, drops function tools whose `unless_native` names a
-        native tool that is both requested and supported, and leaves out return schemas unless a tool opts in.
-        The caller's parameters and tool definitions are never mutated.
+        resolves the `'auto'` output mode from the profile, settles native tools (see `_settle_native_tools`),
+        and leaves out return schemas unless a tool opts in. The caller's parameters and tool definitions are
+        never mutated.
+
+        Raises:
+            UserError: if a requested native tool is not supported by this model and has no local fallback.
         """
         settings = merge_model_settings(self.settings, model_settings)
         params = _resolve_auto_output_mode(self.customize_request_parameters(model_request_parameters), self.profile)
-        requested = {getattr(tool, 'kind', None) for tool in params.native_tools}
-        active_native = {
-            kind for kind in requested if isinstance(kind, str) and kind in self.profile.supported_native_tools
-        }
-        function_tools = [
-            _without_return_schema(tool_def)
-            for tool_def in params.function_tools
-            if tool_def.unless_native is None or tool_def.unless_native not in active_native
-        ]
+        native_tools, function_tools = _settle_native_tools(self, params)
+        function_tools = [_without_return_schema(tool_def) for tool_def in function_tools]
         output_tools = [_without_return_schema(tool_def) for tool_def in params.output_tools]
-        return settings, replace(params, function_tools=function_tools, output_tools=output_tools)
+        return settings, replace(
+            params, native_tools=native_tools, function_tools=function_tools, output_tools=output_tools
+        )
 
     @property
     @abstractmethod
@@ -127,6 +127,40 @@ class Model(ABC):
     def label(self) -> str:
         """`'<system>:<model_name>'`, for logs and traces."""
         return f'{self.system}:{self.model_name}'
+
+
+def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[list[Any], list[ToolDefinition]]:
+    """Which native and function tools go on the wire, given what the model supports.
+
+    - A requested native tool the model supports is sent, and function tools with `unless_native` naming it
+      (its local fallbacks) are dropped.
+    - A requested native tool the model does not support is dropped if a function tool names it in
+      `unless_native` (that fallback is sent instead); otherwise the request fails with a `UserError`.
+    - A function tool with `with_native` is kept, unless it is still hidden (`defer_loading=True`) and the
+      native tool it names is not in use, since nothing could then reveal it to the model.
+    """
+    supported = model.profile.supported_native_tools
+    fallbacks = {tool_def.unless_native for tool_def in params.function_tools if tool_def.unless_native}
+    native_tools: list[Any] = []
+    for tool in params.native_tools:
+        kind = native_tool_kind(tool)
+        if kind is not None and kind in supported:
+            native_tools.append(tool)
+        elif kind is None or kind not in fallbacks:
+            label = getattr(tool, 'label', None) or repr(tool)
+            raise UserError(
+                f'{model.label} does not support the native tool {label} (kind {kind!r}); it supports '
+                f'{sorted(supported) or "no native tools"}. Use a model that supports it, or a capability with a '
+                'local fallback (e.g. WebSearch() rather than BuiltinTool(WebSearchTool())).'
+            )
+    active = {native_tool_kind(tool) for tool in native_tools}
+    function_tools = [
+        tool_def
+        for tool_def in params.function_tools
+        if tool_def.unless_native not in active
+        and not (tool_def.with_native and tool_def.defer_loading and tool_def.with_native not in active)
+    ]
+    return native_tools, function_tools
 
 
 def _without_return_schema(tool_def: ToolDefinition) -> ToolDefinition:

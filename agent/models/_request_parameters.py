@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from agent._tool_def import ToolDefinition
+from agent.builtin_tools import NativeToolValue
 
 __all__ = ('ModelProfile', 'ModelRequestParameters', 'OutputMode', 'OutputObjectDefinition', 'StructuredOutputMode')
 
@@ -59,8 +60,8 @@ class ModelRequestParameters:
 
     function_tools: list[ToolDefinition] = field(default_factory=list[ToolDefinition])
     """Tools the model may call, which run here (or are deferred)."""
-    native_tools: list[Any] = field(default_factory=list[Any])
-    """Provider-side tools (web search, code execution, ...); each has a `kind` naming it."""
+    native_tools: list[NativeToolValue] = field(default_factory=list[Any])
+    """Provider-side tools (web search, code execution, ...; see `agent.builtin_tools`), each with a `kind`."""
     output_mode: OutputMode = 'text'
     """How the final output is expected."""
     output_object: OutputObjectDefinition | None = None

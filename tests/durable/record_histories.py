@@ -1,7 +1,8 @@
 """Record the histories replayed by `test_replay.py`: `python -m tests.durable.record_histories`.
 
-Re-record only when a workflow change is meant to be incompatible (and version it): the point of the
-committed histories is that CI fails when a change would break runs already in flight.
+Only histories not yet committed are written (delete one to re-record it). Re-record only when a workflow
+change is meant to be incompatible (and version it): the point of the committed histories is that CI fails
+when a change would break runs already in flight.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent import DeferredToolResults, ToolDenied
 from worker import build_worker, temporal_cli_path
-from workflows import AgentRunInput, AgentWorkflow
+from workflows import AgentRunInput, AgentWorkflow, conversation_workflow_id
+from workflows.client import AgentClient
 
-from .test_agent_workflow import AGENTS, wait_for_status
+from ._replay_agents import REPLAY_AGENTS
+from .test_agent_workflow import wait_for_status
 
 HISTORIES = Path(__file__).parent / 'histories'
 
@@ -28,7 +31,7 @@ async def record() -> None:
     try:
         client = env.client
         task_queue = 'replay-queue'
-        async with build_worker(client, AGENTS, task_queue=task_queue):
+        async with build_worker(client, REPLAY_AGENTS, task_queue=task_queue):
             tools = await client.start_workflow(
                 AgentWorkflow.run,
                 AgentRunInput(agent='lookup_agent', prompt='What is my balance?', deps={'owner': 'ada'}),
@@ -50,9 +53,29 @@ async def record() -> None:
                 AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'del-a': True})
             )
             await approval.result()
-            for handle in (tools, approval):
-                history = await handle.fetch_history()
-                (HISTORIES / f'{handle.id}.json').write_text(history.to_json())
+            mcp = await client.start_workflow(
+                AgentWorkflow.run,
+                AgentRunInput(agent='mcp_replay', prompt='go'),
+                id='replay-mcp',
+                task_queue=task_queue,
+            )
+            await mcp.result()
+            # A conversation of three turns, two per workflow run: the first run ends by continuing as new.
+            agents = AgentClient(client, task_queue=task_queue)
+            for prompt in ('one', 'two', 'three'):
+                await agents.send_message('chat_agent', conversation_id='replay', prompt=prompt, max_turns_per_run=2)
+            conversation = client.get_workflow_handle(conversation_workflow_id('chat_agent', 'replay'))
+            first_run_id = (await conversation.describe()).raw_description.workflow_execution_info.first_run_id
+            await agents.close_conversation('chat_agent', 'replay')
+            first_run = client.get_workflow_handle(conversation.id, run_id=first_run_id)
+            histories = {'replay-tools': tools, 'replay-approval': approval, 'replay-mcp': mcp}
+            histories['replay-continue-as-new'] = first_run
+            for stem, handle in histories.items():
+                path = HISTORIES / f'{stem}.json'
+                if path.exists():
+                    continue  # committed histories stay as recorded: they stand for runs already in flight
+                path.write_text((await handle.fetch_history()).to_json())
+                print(f'recorded {path}')
     finally:
         await env.shutdown()
 

@@ -14,7 +14,8 @@ from agent.messages import ToolCallPart
 from worker import build_replayer, workflow_runner
 from workflows import AgentWorkflow, _registry
 
-from .test_agent_workflow import AGENTS, scripted
+from ._replay_agents import REPLAY_AGENTS
+from .test_agent_workflow import scripted
 
 HISTORIES = sorted((Path(__file__).parent / 'histories').glob('*.json'))
 
@@ -25,17 +26,22 @@ def load(stem: str) -> WorkflowHistory:
 
 
 def test_there_are_histories_to_replay() -> None:
-    assert {path.stem for path in HISTORIES} >= {'replay-tools', 'replay-approval'}
+    assert {path.stem for path in HISTORIES} >= {
+        'replay-tools',
+        'replay-approval',
+        'replay-mcp',
+        'replay-continue-as-new',
+    }
 
 
 @pytest.mark.parametrize('stem', [path.stem for path in HISTORIES])
 async def test_recorded_history_replays_without_nondeterminism(stem: str) -> None:
-    result = await build_replayer(AGENTS).replay_workflow(load(stem), raise_on_replay_failure=True)
+    result = await build_replayer(REPLAY_AGENTS).replay_workflow(load(stem), raise_on_replay_failure=True)
     assert result.replay_failure is None
 
 
 async def test_a_changed_tool_sequence_is_caught_as_nondeterministic() -> None:
-    build_replayer(AGENTS)  # registers the recorded agents for any task queue
+    build_replayer(REPLAY_AGENTS)  # registers the recorded agents for any task queue
     changed = Agent(scripted(ToolCallPart('owner', {}, 'c9')), name='lookup_agent')
 
     @changed.tool_plain

@@ -1,0 +1,325 @@
+"""`AnthropicModel`: Claude through the Messages API (`POST {base_url}/v1/messages`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agent._events import ModelResponseStreamEvent
+from agent._parts import ModelMessage, ModelResponse, ModelResponsePart
+from agent._tool_def import ToolDefinition
+from agent.exceptions import ModelAPIError, ModelHTTPError
+from agent.providers import Provider
+from agent.settings import ModelSettings
+
+from . import ModelProfile, ModelRequestParameters, StreamedResponse
+from ._anthropic_messages import (
+    anthropic_finish_reason,
+    anthropic_messages,
+    anthropic_usage,
+    block_part,
+    native_call_part,
+)
+from ._http import HTTPCall
+from ._http_model import HTTPModel, HTTPStreamedResponse
+from ._native_tools import native_field, native_kind
+from ._sse import JSONEvent
+from ._wire import (
+    as_dict,
+    as_list,
+    drop_none,
+    join_instructions,
+    last_instructions,
+    prompted_output_instructions,
+    with_extras,
+)
+
+__all__ = ('THINKING_BUDGETS', 'AnthropicModel', 'AnthropicStreamedResponse')
+
+DEFAULT_MAX_TOKENS = 4096
+"""The Messages API requires `max_tokens`; this is used when the settings leave it out."""
+
+THINKING_BUDGETS: dict[str, int] = {'minimal': 1024, 'low': 2048, 'medium': 4096, 'high': 16384, 'xhigh': 32768}
+"""Thinking token budgets per effort level (`thinking=True` is `'medium'`)."""
+
+_NATIVE_TOOLS = frozenset({'web_search', 'code_execution', 'web_fetch', 'mcp_server'})
+_BETAS = {'code_execution': 'code-execution-2025-08-25', 'web_fetch': 'web-fetch-2025-09-10'}
+_MCP_BETA = 'mcp-client-2025-04-04'
+
+
+class AnthropicModel(HTTPModel):
+    """A Claude model.
+
+    ```python
+    from agent.models.anthropic import AnthropicModel
+
+    model = AnthropicModel('claude-sonnet-4-5')  # key from ANTHROPIC_API_KEY
+    ```
+    """
+
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        provider: Provider | str = 'anthropic',
+        profile: ModelProfile | None = None,
+        settings: ModelSettings | None = None,
+    ) -> None:
+        """Create a model.
+
+        Args:
+            model_name: The model, e.g. `'claude-sonnet-4-5'`.
+            provider: An `AnthropicProvider`, or `'anthropic'` to build one from `ANTHROPIC_API_KEY`.
+            profile: What the model supports; Anthropic's defaults when omitted.
+            settings: Default settings for every request.
+
+        Raises:
+            UserError: if the provider is built from the environment and the API key is missing.
+        """
+        from agent.providers import infer_provider
+
+        resolved = infer_provider(provider) if isinstance(provider, str) else provider
+        super().__init__(model_name, provider=resolved, profile=profile, settings=settings)
+
+    @classmethod
+    def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
+        """Tools for structured output, extended thinking (Claude 3.7 and later), and Anthropic's server tools."""
+        thinks = not model_name.startswith(('claude-3-5', 'claude-3-haiku', 'claude-3-opus', 'claude-3-sonnet'))
+        return ModelProfile(supports_thinking=thinks, supported_native_tools=_NATIVE_TOOLS)
+
+    def build_call(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings,
+        params: ModelRequestParameters,
+        *,
+        stream: bool,
+    ) -> HTTPCall:
+        """The Messages API request (seeds have no Anthropic equivalent)."""
+        native_tools = params.native_tools  # settled by `prepare_request`: all supported
+        system_prompts, wire_messages = anthropic_messages(messages)
+        system = join_instructions(last_instructions(messages), *system_prompts, prompted_output_instructions(params))
+        thinking, max_tokens = _thinking(settings, self.profile)
+        tools = [_tool(tool_def) for tool_def in [*params.function_tools, *params.output_tools]]
+        tools += [_native_tool(tool) for tool in native_tools if native_kind(tool) != 'mcp_server']
+        body: dict[str, Any] = {
+            'model': self.model_name,
+            'max_tokens': max_tokens,
+            'system': system,
+            'messages': wire_messages,
+            'temperature': settings.get('temperature'),
+            'top_p': settings.get('top_p'),
+            'stop_sequences': settings.get('stop_sequences'),
+            'thinking': thinking,
+            'tools': tools or None,
+            'tool_choice': _tool_choice(params, settings, thinking) if tools else None,
+            'mcp_servers': [_mcp_server(t) for t in native_tools if native_kind(t) == 'mcp_server'] or None,
+        }
+        if stream:
+            body['stream'] = True
+        return HTTPCall(
+            url=self.provider.url('v1/messages'),
+            body=with_extras(drop_none(body), settings),
+            headers=self._headers_with_betas(settings, native_tools),
+            timeout=settings.get('timeout'),
+        )
+
+    def _headers_with_betas(self, settings: ModelSettings, native_tools: list[Any]) -> dict[str, str]:
+        kinds = {native_kind(tool) for tool in native_tools}
+        betas = [beta for kind, beta in _BETAS.items() if kind in kinds] + (
+            [_MCP_BETA] if 'mcp_server' in kinds else []
+        )
+        user_betas = settings.get('extra_headers', {}).get('anthropic-beta', '')
+        betas += [beta.strip() for beta in user_betas.split(',') if beta.strip() and beta.strip() not in betas]
+        headers = self.headers(settings)
+        if betas:
+            headers['anthropic-beta'] = ','.join(betas)
+        return headers
+
+    def parse_response(self, data: dict[str, Any], params: ModelRequestParameters) -> ModelResponse:
+        """The response in a `message` object."""
+        call_names: dict[str, str] = {}
+        parts: list[ModelResponsePart] = []
+        for block in as_list(data.get('content')):
+            part = block_part(as_dict(block), call_names)
+            if part is not None:
+                parts.append(part)
+        stop_reason = data.get('stop_reason')
+        return ModelResponse(
+            parts=parts,
+            usage=anthropic_usage(as_dict(data.get('usage'))),
+            model_name=str(data.get('model') or self.model_name),
+            provider_name=self.system,
+            provider_response_id=data.get('id'),
+            finish_reason=anthropic_finish_reason(stop_reason),
+            provider_details={'stop_reason': stop_reason} if stop_reason else None,
+        )
+
+    def stream_response(self, events: AsyncIterator[JSONEvent], params: ModelRequestParameters) -> StreamedResponse:
+        """A response reading Messages API stream events."""
+        return AnthropicStreamedResponse(params, events, model_name=self.model_name, provider_name=self.system)
+
+
+class AnthropicStreamedResponse(HTTPStreamedResponse):
+    """Part events from Messages API stream events (`content_block_start`, `content_block_delta`, ...).
+
+    Content blocks are numbered by `index`; server tool calls are buffered until their input is complete,
+    since native tool call parts are emitted whole.
+    """
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        raw_usage: dict[str, Any] = {}
+        pending_native: dict[Any, tuple[dict[str, Any], list[str]]] = {}
+        call_names: dict[str, str] = {}
+        async for event in self._events:
+            data = as_dict(event.data)
+            kind = data.get('type') or event.event
+            index = data.get('index')
+            vendor_id = ('block', index)
+            part_event: ModelResponseStreamEvent | None = None
+            if kind == 'message_start':
+                message = as_dict(data.get('message'))
+                self.provider_response_id = message.get('id')
+                self._model_name = str(message.get('model') or self._model_name)
+                raw_usage.update(as_dict(message.get('usage')))
+                self._usage = anthropic_usage(raw_usage)
+            elif kind == 'content_block_start':
+                block = as_dict(data.get('content_block'))
+                block_type = block.get('type')
+                if block_type == 'text':
+                    part_event = self._text(vendor_id, str(block.get('text', '')))
+                elif block_type == 'thinking':
+                    part_event = self._thinking(vendor_id, str(block.get('thinking', '')) or None)
+                elif block_type == 'tool_use':
+                    args = as_dict(block.get('input')) or None
+                    part_event = self._parts_manager.handle_tool_call_delta(
+                        vendor_part_id=vendor_id,
+                        tool_name=str(block.get('name')),
+                        args=args,
+                        tool_call_id=block.get('id'),
+                    )
+                elif block_type in ('server_tool_use', 'mcp_tool_use'):
+                    pending_native[index] = (block, [])
+                else:
+                    part = block_part(block, call_names)
+                    if part is not None:
+                        part_event = self._parts_manager.handle_part(vendor_part_id=vendor_id, part=part)
+            elif kind == 'content_block_delta':
+                part_event = self._delta(vendor_id, as_dict(data.get('delta')), pending_native.get(index))
+            elif kind == 'content_block_stop' and index in pending_native:
+                block, chunks = pending_native.pop(index)
+                args = json.loads(''.join(chunks)) if ''.join(chunks).strip() else block.get('input')
+                part = native_call_part(block, args)
+                call_names[part.tool_call_id] = part.tool_name
+                part_event = self._parts_manager.handle_part(vendor_part_id=vendor_id, part=part)
+            elif kind == 'message_delta':
+                stop_reason = as_dict(data.get('delta')).get('stop_reason')
+                if stop_reason:
+                    self.finish_reason = anthropic_finish_reason(stop_reason)
+                    self.provider_details = {'stop_reason': stop_reason}
+                raw_usage.update({k: v for k, v in as_dict(data.get('usage')).items() if v is not None})
+                self._usage = anthropic_usage(raw_usage)
+            elif kind == 'error':
+                raise _stream_error(self.model_name, as_dict(data.get('error')))
+            if part_event is not None:
+                yield part_event
+
+    def _delta(
+        self, vendor_id: Any, delta: dict[str, Any], pending: tuple[dict[str, Any], list[str]] | None
+    ) -> ModelResponseStreamEvent | None:
+        delta_type = delta.get('type')
+        if delta_type == 'text_delta':
+            return self._text(vendor_id, str(delta.get('text', '')))
+        if delta_type == 'thinking_delta':
+            return self._thinking(vendor_id, str(delta.get('thinking', '')))
+        if delta_type == 'signature_delta':
+            return self._thinking(vendor_id, signature=str(delta.get('signature', '')))
+        if delta_type == 'input_json_delta':
+            if pending is not None:
+                pending[1].append(str(delta.get('partial_json', '')))
+                return None
+            return self._parts_manager.handle_tool_call_delta(
+                vendor_part_id=vendor_id, args=str(delta.get('partial_json', ''))
+            )
+        return None
+
+
+def _stream_error(model_name: str, error: dict[str, Any]) -> Exception:
+    # An overloaded API reports itself mid-stream; outside a stream the same condition is an HTTP 529.
+    if error.get('type') == 'overloaded_error':
+        return ModelHTTPError(529, model_name, {'type': 'error', 'error': error})
+    return ModelAPIError(model_name, f'The stream reported an error: {error}')
+
+
+def _thinking(settings: ModelSettings, profile: ModelProfile) -> tuple[dict[str, Any] | None, int]:
+    """The `thinking` parameter and `max_tokens`, which must leave room for the answer after the thinking budget."""
+    max_tokens = settings.get('max_tokens')
+    effort = settings.get('thinking')
+    if not profile.supports_thinking or effort is None:
+        return None, max_tokens or DEFAULT_MAX_TOKENS
+    if effort is False:
+        return {'type': 'disabled'}, max_tokens or DEFAULT_MAX_TOKENS
+    budget = THINKING_BUDGETS['medium' if effort is True else effort]
+    if max_tokens is None:
+        max_tokens = budget + DEFAULT_MAX_TOKENS
+    elif budget >= max_tokens:
+        budget = max(THINKING_BUDGETS['minimal'], max_tokens - 1)
+    return {'type': 'enabled', 'budget_tokens': budget}, max_tokens
+
+
+def _tool(tool_def: ToolDefinition) -> dict[str, Any]:
+    return drop_none(
+        {'name': tool_def.name, 'description': tool_def.description, 'input_schema': tool_def.parameters_json_schema}
+    )
+
+
+def _tool_choice(
+    params: ModelRequestParameters, settings: ModelSettings, thinking: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    # With thinking on, Anthropic only accepts an `auto` tool choice.
+    forced = not params.allow_text_output and not (thinking and thinking.get('type') == 'enabled')
+    choice: dict[str, Any] = {'type': 'any' if forced else 'auto'}
+    if settings.get('parallel_tool_calls') is False:
+        choice['disable_parallel_tool_use'] = True
+    return choice if forced or len(choice) > 1 else None
+
+
+def _native_tool(tool: Any) -> dict[str, Any]:
+    kind = native_kind(tool)
+    if kind == 'code_execution':
+        return {'type': 'code_execution_20250825', 'name': 'code_execution'}
+    location = native_field(tool, 'user_location')
+    fields = {key: native_field(location, key) for key in ('city', 'country', 'region', 'timezone')} if location else {}
+    common = {
+        'max_uses': native_field(tool, 'max_uses'),
+        'allowed_domains': native_field(tool, 'allowed_domains'),
+        'blocked_domains': native_field(tool, 'blocked_domains'),
+    }
+    if kind == 'web_fetch':
+        citations = {'enabled': True} if native_field(tool, 'enable_citations') else None
+        return drop_none(
+            {
+                'type': 'web_fetch_20250910',
+                'name': 'web_fetch',
+                **common,
+                'citations': citations,
+                'max_content_tokens': native_field(tool, 'max_content_tokens'),
+            }
+        )
+    user_location = {'type': 'approximate', **drop_none(fields)} if fields else None
+    return drop_none({'type': 'web_search_20250305', 'name': 'web_search', **common, 'user_location': user_location})
+
+
+def _mcp_server(tool: Any) -> dict[str, Any]:
+    allowed = native_field(tool, 'allowed_tools')
+    configuration = {'enabled': True, 'allowed_tools': list(allowed)} if allowed else None
+    return drop_none(
+        {
+            'type': 'url',
+            'url': native_field(tool, 'url'),
+            'name': native_field(tool, 'id'),
+            'authorization_token': native_field(tool, 'authorization_token'),
+            'tool_configuration': configuration,
+        }
+    )

@@ -1,0 +1,78 @@
+"""Small helpers for provider wire formats: reading decoded JSON defensively and assembling request bodies.
+
+Provider responses are read as plain decoded JSON rather than validated models, so a field a provider adds
+or leaves out never breaks a run: `as_dict`/`as_list`/`as_int` give an empty value for anything unexpected.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from agent._parts import ModelMessage, ModelRequest
+from agent.settings import ModelSettings
+
+from ._request_parameters import ModelRequestParameters
+
+__all__ = (
+    'as_dict',
+    'as_int',
+    'as_list',
+    'drop_none',
+    'join_instructions',
+    'last_instructions',
+    'prompted_output_instructions',
+    'with_extras',
+)
+
+
+def last_instructions(messages: list[ModelMessage]) -> str | None:
+    """The instructions of the latest request (each request carries the instructions in force for it)."""
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            return message.instructions
+    return None
+
+
+def prompted_output_instructions(params: ModelRequestParameters) -> str | None:
+    """Instructions asking for output in the JSON schema of a `'prompted'` output mode request."""
+    output = params.output_object
+    if params.output_mode != 'prompted' or output is None:
+        return None
+    schema = json.dumps(output.json_schema, ensure_ascii=False)
+    about = f' ({output.description})' if output.description else ''
+    return f'Always respond with a JSON object{about} that matches this JSON schema, and nothing else:\n\n{schema}'
+
+
+def join_instructions(*texts: str | None) -> str | None:
+    """Non-empty texts joined by blank lines, or `None`."""
+    kept = [text for text in texts if text]
+    return '\n\n'.join(kept) if kept else None
+
+
+def with_extras(body: dict[str, Any], settings: ModelSettings) -> dict[str, Any]:
+    """`body` with the `extra_body` setting merged over it (top-level keys)."""
+    extra = settings.get('extra_body')
+    if isinstance(extra, dict):
+        return {**body, **cast('dict[str, Any]', extra)}
+    return body
+
+
+def drop_none(values: dict[str, Any]) -> dict[str, Any]:
+    """`values` without the keys whose value is `None`."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is a dict (from decoded JSON), else an empty dict."""
+    return cast('dict[str, Any]', value) if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """`value` if it is a list (from decoded JSON), else an empty list."""
+    return cast('list[Any]', value) if isinstance(value, list) else []
+
+
+def as_int(value: Any) -> int:
+    """`value` if it is an int (from decoded JSON), else 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

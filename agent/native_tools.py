@@ -1,0 +1,42 @@
+"""Native (provider-executed) tools under their newer names: the same classes as `agent.builtin_tools`.
+
+```python
+from agent.native_tools import WebSearchTool
+
+agent = Agent('anthropic:claude-sonnet-4-6', native_tools=[WebSearchTool()])
+```
+"""
+
+from .builtin_tools import (
+    BUILTIN_TOOL_TYPES,
+    AbstractBuiltinTool,
+    CodeExecutionTool,
+    ImageAspectRatio,
+    ImageGenerationTool,
+    MCPServerTool,
+    ToolSearchTool,
+    WebFetchTool,
+    WebSearchTool,
+    WebSearchUserLocation,
+    native_tool_kind,
+)
+
+__all__ = (
+    'NATIVE_TOOL_TYPES',
+    'AbstractNativeTool',
+    'CodeExecutionTool',
+    'ImageAspectRatio',
+    'ImageGenerationTool',
+    'MCPServerTool',
+    'ToolSearchTool',
+    'WebFetchTool',
+    'WebSearchTool',
+    'WebSearchUserLocation',
+    'native_tool_kind',
+)
+
+AbstractNativeTool = AbstractBuiltinTool
+"""The base class of native tools (`AbstractBuiltinTool` under its newer name)."""
+
+NATIVE_TOOL_TYPES = BUILTIN_TOOL_TYPES
+"""Every native tool class, by its `kind` (the same registry as `BUILTIN_TOOL_TYPES`)."""

@@ -1,0 +1,99 @@
+"""MCP servers in durable runs: tools listed by an activity, called in the tool activity on a pooled connection."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from agent import Agent, UserError
+from agent.mcp import MCPServerStdio
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from agent.models.function import AgentInfo, FunctionModel
+from tests.mcp._servers import stdio_command
+from worker import build_worker
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+START = 20
+
+
+def returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+
+
+def pid_then_echo(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Asks the server for its pid, then echoes twice (three tool steps), then reports what it saw."""
+    done = returns(messages)
+    assert {t.name for t in info.function_tools} >= {'calc_pid', 'calc_echo'}
+    if not done:
+        return ModelResponse(parts=[ToolCallPart('calc_pid', {}, 'pid-1')])
+    if len(done) < 3:
+        return ModelResponse(parts=[ToolCallPart('calc_echo', {'text': f'hello {len(done)}'}, f'echo-{len(done)}')])
+    return ModelResponse(parts=[TextPart(json.dumps([r.content for r in done]))])
+
+
+def stdio_agent(name: str, **server_options: Any) -> Agent[None, str]:
+    command, args = stdio_command()
+    server = MCPServerStdio(command, args, tool_prefix='calc', timeout=START, **server_options)
+    return Agent(FunctionModel(pid_then_echo), name=name, toolsets=[server])
+
+
+async def run(client: Client, task_queue: str, agent: str) -> tuple[list[Any], str]:
+    workflow_id = f'mcp-{uuid.uuid4()}'
+    result: AgentRunOutput = await client.execute_workflow(
+        AgentWorkflow.run, AgentRunInput(agent=agent, prompt='go'), id=workflow_id, task_queue=task_queue
+    )
+    return json.loads(result.output), workflow_id
+
+
+async def activity_names(client: Client, workflow_id: str) -> list[str]:
+    history = await client.get_workflow_handle(workflow_id).fetch_history()
+    return [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+
+
+async def test_mcp_tools_are_listed_once_per_run_by_activity_and_called_on_one_live_server(
+    client: Client, task_queue: str
+) -> None:
+    agent = stdio_agent('mcp_calc', id='calc')
+    async with build_worker(client, {'mcp_calc': agent}, task_queue=task_queue):
+        first, workflow_id = await run(client, task_queue, 'mcp_calc')
+        second, _ = await run(client, task_queue, 'mcp_calc')
+    pid, *echoes = first
+    assert echoes == ['hello 1', 'hello 2']
+    pid = pid['result']
+    # The worker kept one server process for both runs (and all their tool calls) instead of one per call.
+    assert second[0]['result'] == pid
+    names = await activity_names(client, workflow_id)
+    # Four model requests and three tool steps, but the tool list was fetched once for the whole run.
+    assert names.count('agent.mcp_calc.toolset.calc.list_tools') == 1
+    assert names.count('agent.mcp_calc.call_tool') == 3
+    # And the server process stops with the worker.
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+async def test_a_killed_server_process_is_restarted_for_the_next_run(client: Client, task_queue: str) -> None:
+    agent = stdio_agent('mcp_restart', id='calc')
+    async with build_worker(client, {'mcp_restart': agent}, task_queue=task_queue):
+        first, _ = await run(client, task_queue, 'mcp_restart')
+        os.kill(first[0]['result'], signal.SIGKILL)
+        second, _ = await run(client, task_queue, 'mcp_restart')
+    assert second[1:] == ['hello 1', 'hello 2']
+    assert second[0] != first[0]
+
+
+async def test_an_mcp_server_without_an_id_is_refused_when_the_worker_starts(client: Client, task_queue: str) -> None:
+    with pytest.raises(UserError, match=r"MCP server without an id .* pass id='\.\.\.'"):
+        build_worker(client, {'mcp_anonymous': stdio_agent('mcp_anonymous')}, task_queue=task_queue)

@@ -1,0 +1,64 @@
+"""Workers load agents from spec files (`--agents path/to/agent.yaml`): an agent runs durably without Python."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from agent import UserError
+from agent.capabilities import ReinjectSystemPrompt, Thinking
+from agent.messages import ModelRequest
+from tests.durable.conftest import client, task_queue, temporal_env  # noqa: F401  (the dev server fixtures)
+from worker import build_worker, load_agents
+from workflows import AgentRunInput, AgentWorkflow
+
+SPEC = """\
+model: test
+name: spec_helper
+instructions: Answer briefly.
+model_settings: {temperature: 0}
+capabilities:
+  - Thinking: {effort: low}
+  - ReinjectSystemPrompt
+"""
+
+
+def test_spec_files_load_next_to_module_references(tmp_path: Path) -> None:
+    named = tmp_path / 'helper.yaml'
+    named.write_text(SPEC)
+    unnamed = tmp_path / 'fallback.json'
+    unnamed.write_text('{"model": "test", "capabilities": ["Thinking"]}')
+    agents = load_agents([str(named), str(unnamed), 'tests.durable.crash_agent:crash_agent'])
+    assert list(agents) == ['spec_helper', 'fallback', 'crash_agent']
+    assert agents['spec_helper'].capabilities == [Thinking(effort='low'), ReinjectSystemPrompt()]
+    assert agents['fallback'].capabilities == [Thinking()]
+
+
+def test_missing_or_invalid_spec_files_are_user_errors(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match=r"Agent spec file '.*missing\.yaml' does not exist"):
+        load_agents([str(tmp_path / 'missing.yaml')])
+    bad = tmp_path / 'bad.yml'
+    bad.write_text('model: test\ncapabilities:\n  - Hooks\n')
+    with pytest.raises(UserError, match=r"Unknown capability 'Hooks' in the agent spec"):
+        load_agents([str(bad)])
+
+
+@pytest.mark.asyncio(loop_scope='session')
+async def test_an_agent_defined_by_a_spec_file_runs_durably(client: Client, task_queue: str, tmp_path: Path) -> None:  # noqa: F811
+    path = tmp_path / 'helper.yaml'
+    path.write_text(SPEC)
+    agents = load_agents([str(path)])
+    async with build_worker(client, agents, task_queue=task_queue):
+        output = await client.execute_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='spec_helper', prompt='hello'),
+            id=f'spec-agent-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+    assert output.output == 'success (no tool calls)'
+    request = output.new_messages[0]
+    assert isinstance(request, ModelRequest)
+    assert request.instructions == 'Answer briefly.'
