@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import httpx2
 import mcp_types
@@ -103,8 +104,9 @@ class MCPServerStdio(MCPServer):
     async def client_streams(self) -> AsyncGenerator[TransportStreams]:
         """Start the subprocess and yield the streams over its stdin/stdout."""
         params = StdioServerParameters(command=self.command, args=list(self.args), env=self.env, cwd=self.cwd)
-        # The server's stderr goes to ours as it is at connect time (the SDK's default is fixed at import).
-        async with stdio_client(params, errlog=sys.stderr) as streams:
+        # The server's stderr goes to ours as it is at connect time (the SDK's default is fixed at import), or
+        # to ours as the process started when the current one is not a real file (captured, a notebook).
+        async with stdio_client(params, errlog=_stderr_file()) as streams:
             yield streams
 
     def __repr__(self) -> str:
@@ -272,3 +274,11 @@ def server_for_url(
     """A server for `url`, with the transport the URL implies: SSE for a `/sse` path, Streamable HTTP otherwise."""
     transport = MCPServerSSE if is_sse_url(url) else MCPServerStreamableHTTP
     return transport(url, headers=headers, id=id)
+
+
+def _stderr_file() -> TextIO:
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__ if sys.__stderr__ is not None else open(os.devnull, 'w')
+    return sys.stderr

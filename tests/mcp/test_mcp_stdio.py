@@ -86,7 +86,7 @@ async def test_the_mcp_server_time_package_works_as_an_agent_toolset():
 async def test_the_reference_everything_server_from_npm_serves_tools_resources_and_sampling():
     model = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('sampled!')]), model_name='fm')
     server = MCPServerStdio(
-        'npx', ['-y', '@modelcontextprotocol/server-everything', 'stdio'], timeout=180, sampling_model=model
+        'npx', ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'], timeout=180, sampling_model=model
     )
 
     async with server:
