@@ -97,7 +97,15 @@ def build_worker(
         durable.check(name)
         register_agent(name, durable, task_queue=task_queue)
         remote.append(RemoteToolsets(name, assemble_toolset(durable.agent, combined, None)))
-        activities.extend(agent_activities(name, durable.agent, notifier=durable.notifier, remote=remote[-1]))
+        activities.extend(
+            agent_activities(
+                name,
+                durable.agent,
+                notifier=durable.notifier,
+                remote=remote[-1],
+                event_stream_handler=durable.activity_event_stream_handler,
+            )
+        )
     # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.
     worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=1))
     return AgentWorker(

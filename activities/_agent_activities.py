@@ -5,6 +5,10 @@ Activity names are stable and explicit, so renaming Python code never breaks a r
 - `agent.<agent>.model_request`: one model request, with the model-request hooks around it.
 - `agent.<agent>.call_tool`: one tool execution, with the tool-execute hooks around it.
 - `agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls wait for results.
+- `agent.<agent>.toolset.<id>.list_tools`: the tools of a networked toolset (an MCP server with that `id`).
+
+With an event stream handler, the model request is streamed from the provider and the handler gets its
+events as they arrive; tool activities pass it their call and result events.
 
 The I/O-wrapping hooks on the activity side (all of them unless a capability moved some to the workflow
 with `hook_sides`) run here, next to the call they wrap.
@@ -25,13 +29,14 @@ from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
 from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
-from agent.capabilities import CombinedCapability, split_by_side
+from agent.capabilities import CombinedCapability, run_with_model_request_hooks, split_by_side
 from agent.exceptions import UserError
 from agent.messages import ModelMessage, ModelRequest
 from agent.models import Model, ModelRequestParameters, infer_model
 from agent.usage import RunUsage
 
 from ._errors import to_application_error
+from ._event_streams import EventStreamHandler, HandlerStream, streamed_request, tool_events
 from ._message_store import message_hash, worker_store
 from ._names import (
     call_tool_activity_name,
@@ -61,11 +66,14 @@ def agent_activities(
     *,
     notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None,
     remote: RemoteToolsets | None = None,
+    event_stream_handler: EventStreamHandler | None = None,
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one.
 
     `remote` holds the agent's networked toolsets (MCP servers) for the worker: each gets a list-tools activity,
     and every activity uses their live connections. The caller closes it when the worker stops.
+    `event_stream_handler` receives the events of each model request (streamed) and tool call as they happen
+    (see `activities._event_streams`).
     """
     combined = CombinedCapability(list(agent.capabilities))
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
@@ -102,7 +110,14 @@ def agent_activities(
             model_request_parameters=parameters,
         )
         try:
-            response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
+            if event_stream_handler is None:
+                response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
+            else:
+                async with HandlerStream(event_stream_handler, ctx) as events:
+                    call = streamed_request(ctx, events)
+                    response = await with_heartbeats(
+                        run_with_model_request_hooks(capability, ctx, request_context, call)
+                    )
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
@@ -128,7 +143,12 @@ def agent_activities(
                 tool = tools.get(inp.call.tool_name)
                 if tool is None:
                     raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
-                result = await with_heartbeats(ports.execute_tool(ctx, inp.call, tool, inp.args, capability))
+                execute = ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                if event_stream_handler is None:
+                    result = await with_heartbeats(execute)
+                else:
+                    async with HandlerStream(event_stream_handler, ctx) as events:
+                        result = await with_heartbeats(tool_events(events, inp.call, lambda: execute))
             kind = result_kind(result)
             # A plain result is kept here too, so the next model request can name it instead of resending it.
             key = worker_store.add_content(result) if kind == 'value' else None

@@ -252,7 +252,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
     await toolset.__aenter__()
     pump: asyncio.Task[Any] | None = None
     events: asyncio.Queue[Any] | None = None
-    if setup.event_stream_handler is not None:
+    if setup.event_stream_handler is not None and current_ports().runs_event_stream_handler:
         events = asyncio.Queue()
         deps.event_sink = events.put
         pump = asyncio.ensure_future(_pump(setup.event_stream_handler, capability, ctx, events))

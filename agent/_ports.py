@@ -77,6 +77,11 @@ class RunPorts:
         """Wait for results of deferred tool calls; `None` means the run cannot wait and must end instead."""
         return None
 
+    @property
+    def runs_event_stream_handler(self) -> bool:
+        """Whether the run calls its event stream handler itself (a durable run has its activities call it)."""
+        return True
+
     def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         """The toolset the run uses in place of a leaf `toolset` of the agent (the leaf itself by default).
 

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from activities._event_streams import EventStreamHandler
 from activities._types import DeferredNotice
 from agent import Agent, UserError
 
@@ -34,6 +35,14 @@ class DurableAgent:
     """Activity options of tool executions, unless `tool_activities` names the tool."""
     tool_activities: dict[str, ActivityOptions] = field(default_factory=dict[str, ActivityOptions])
     """Activity options per tool name."""
+    event_stream_handler: EventStreamHandler | None = None
+    """Receives the events of each model request (streamed from the provider) and tool call, in the activity
+    where they happen; the agent's own `event_stream_handler` when not set."""
+
+    @property
+    def activity_event_stream_handler(self) -> EventStreamHandler | None:
+        """The handler the activities call."""
+        return self.event_stream_handler or self.agent._event_stream_handler
 
     def check(self, name: str) -> None:
         """Check the options when the agent is registered.

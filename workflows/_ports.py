@@ -221,6 +221,11 @@ class WorkflowPorts(RunPorts):
             results.calls[call.tool_call_id] = ToolReturn(policy.deny_message)
         return results
 
+    @property
+    def runs_event_stream_handler(self) -> bool:
+        """The agent's event stream handler runs in the activities, where the events happen."""
+        return False
+
     def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         """MCP servers list their tools through an activity (the workflow cannot reach the network)."""
         if not is_remote_toolset(toolset):

@@ -1,0 +1,102 @@
+"""An agent's event stream handler in a durable run: called from the activities, where the events happen.
+
+In-process, `Agent(event_stream_handler=...)` receives the run's events as they happen (text deltas while the
+model streams, tool calls and results). A workflow cannot run it: it usually does I/O (pushing to a UI or a
+queue), and a workflow only sees a model response once it is complete. So in a durable run the model-request
+activity streams the response from the provider and hands the events to the handler as they arrive, and the
+tool activity hands it the call and result events of its tool. Each activity calls the handler once with the
+events of its own call, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import TracebackType
+from typing import Any
+
+from agent._events import FunctionToolCallEvent, FunctionToolResultEvent
+from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
+from agent._run_context import RunContext
+from agent.exceptions import ModelRetry
+
+__all__ = ('EventStreamHandler', 'HandlerStream', 'streamed_request', 'tool_events')
+
+EventStreamHandler = Callable[[RunContext[Any], AsyncIterator[Any]], Any]
+
+_END = object()
+
+
+class HandlerStream:
+    """Feeds events to an event stream handler running alongside, and waits for it to finish on exit."""
+
+    def __init__(self, handler: EventStreamHandler, ctx: RunContext[Any]) -> None:
+        self._handler = handler
+        self._ctx = ctx
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    async def _events(self) -> AsyncIterator[Any]:
+        while (event := await self._queue.get()) is not _END:
+            yield event
+
+    async def _run(self) -> None:
+        result = self._handler(self._ctx, self._events())
+        if inspect.isawaitable(result):
+            await result
+
+    async def __aenter__(self) -> HandlerStream:
+        self._task = asyncio.ensure_future(self._run())
+        return self
+
+    async def put(self, event: Any) -> None:
+        """Pass one event to the handler."""
+        await self._queue.put(event)
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        assert self._task is not None
+        await self._queue.put(_END)
+        if exc is not None and not isinstance(exc, Exception):
+            self._task.cancel()  # cancelled or interrupted: do not wait for the handler
+            return
+        await self._task  # the handler's own failure fails the activity
+
+
+def streamed_request(
+    ctx: RunContext[Any], events: HandlerStream
+) -> Callable[[ModelRequestContext], Awaitable[ModelResponse]]:
+    """A model call that streams the response, passing each event on, and returns the complete response.
+
+    Models that cannot stream are asked for the whole response instead (the handler then sees no deltas).
+    """
+
+    async def call(rc: ModelRequestContext) -> ModelResponse:
+        try:
+            stream = rc.model.request_stream(
+                rc.messages, rc.model_settings, rc.model_request_parameters, run_context=ctx
+            )
+            async with stream as streamed:
+                async for event in streamed:
+                    await events.put(event)
+                return streamed.get()
+        except NotImplementedError:
+            return await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
+
+    return call
+
+
+async def tool_events(events: HandlerStream, call: ToolCallPart, execute: Callable[[], Awaitable[Any]]) -> Any:
+    """Run a tool, passing its call event before and its result event after (a retry prompt if it asked for one)."""
+    await events.put(FunctionToolCallEvent(call))
+    try:
+        result = await execute()
+    except ModelRetry as retry:
+        part = RetryPromptPart(retry.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+        await events.put(FunctionToolResultEvent(part))
+        raise
+    await events.put(FunctionToolResultEvent(ToolReturnPart(call.tool_name, result, call.tool_call_id)))
+    return result
