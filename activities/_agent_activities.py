@@ -27,6 +27,7 @@ from agent import Agent
 from agent._agent_run_setup import assemble_toolset
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
+from agent._run_context import RunContext
 from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
 from agent.capabilities import CombinedCapability, run_with_model_request_hooks, split_by_side
@@ -40,6 +41,7 @@ from ._event_streams import EventStreamHandler, HandlerStream, streamed_request,
 from ._message_store import message_hash, worker_store
 from ._names import (
     call_tool_activity_name,
+    get_instructions_activity_name,
     list_tools_activity_name,
     model_request_activity_name,
     notify_activity_name,
@@ -160,9 +162,8 @@ def agent_activities(
 
     activities: list[Callable[..., Any]] = [model_request, call_tool]
     if remote is not None:
-        activities.extend(
-            _list_tools_activity(name, toolset_id, remote, resolve_model, deps_of, agent) for toolset_id in remote.ids
-        )
+        for toolset_id in remote.ids:
+            activities.extend(_toolset_activities(name, toolset_id, remote, resolve_model, deps_of, agent))
     if notifier is not None:
 
         @activity.defn(name=notify_activity_name(name))
@@ -173,27 +174,40 @@ def agent_activities(
     return activities
 
 
-def _list_tools_activity(
+def _toolset_activities(
     name: str,
     toolset_id: str,
     remote: RemoteToolsets,
     resolve_model: Callable[[str | None], Model],
     deps_of: Callable[[Any], Any],
     agent: Agent[Any, Any],
-) -> Callable[..., Any]:
+) -> list[Callable[..., Any]]:
+    """The list-tools and get-instructions activities of one networked toolset."""
+
+    def run_context(ctx_in: ActivityRunContext) -> RunContext[Any]:
+        model = resolve_model(None) if agent.model is not None else None
+        return ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
+
     @activity.defn(name=list_tools_activity_name(name, toolset_id))
     async def list_tools(ctx_in: ActivityRunContext) -> list[ToolDefinition]:
-        model = resolve_model(None) if agent.model is not None else None
-        ctx = ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
         try:
-            tools = await remote.get_tools(toolset_id, ctx)
+            tools = await remote.get_tools(toolset_id, run_context(ctx_in))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
                 raise converted from exc
             raise
         return [tool.tool_def for tool in tools.values()]
 
-    return list_tools
+    @activity.defn(name=get_instructions_activity_name(name, toolset_id))
+    async def get_instructions(ctx_in: ActivityRunContext) -> str | None:
+        try:
+            return await remote.get_instructions(toolset_id, run_context(ctx_in))
+        except Exception as exc:
+            if (converted := to_application_error(exc)) is not None:
+                raise converted from exc
+            raise
+
+    return [list_tools, get_instructions]
 
 
 def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:

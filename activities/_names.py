@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = (
     'call_tool_activity_name',
+    'get_instructions_activity_name',
     'list_tools_activity_name',
     'model_request_activity_name',
     'notify_activity_name',
@@ -28,3 +29,8 @@ def notify_activity_name(agent_name: str) -> str:
 def list_tools_activity_name(agent_name: str, toolset_id: str) -> str:
     """`agent.<agent>.toolset.<id>.list_tools`: the tools an MCP server (or other networked toolset) offers."""
     return f'agent.{agent_name}.toolset.{toolset_id}.list_tools'
+
+
+def get_instructions_activity_name(agent_name: str, toolset_id: str) -> str:
+    """`agent.<agent>.toolset.<id>.get_instructions`: the instructions a networked toolset adds (an MCP server's)."""
+    return f'agent.{agent_name}.toolset.{toolset_id}.get_instructions'

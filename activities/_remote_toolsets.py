@@ -79,6 +79,12 @@ class RemoteToolsets:
         assert self._pool is not None
         return await self._pool.run(toolset_id, lambda server: server.get_tools(ctx))
 
+    async def get_instructions(self, toolset_id: str, ctx: RunContext[Any]) -> str | None:
+        """The instructions the networked toolset `toolset_id` adds, as text (`None` if it adds none)."""
+        assert self._pool is not None
+        found = await self._pool.run(toolset_id, lambda server: server.get_instructions(ctx))
+        return None if found is None else str(found)
+
     async def aclose(self) -> None:
         """Close every connection (stopping server processes)."""
         if self._pool is not None:

@@ -288,7 +288,9 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
         ctx.tool_manager = manager
         deps.tool_manager = manager
 
-        instructions = await render_instructions(deps.instructions, ctx)
+        instructions = _join_instructions(
+            await render_instructions(deps.instructions, ctx), await _toolset_instructions(deps.toolset, ctx)
+        )
         request = replace(request, instructions=instructions)
         _stamp(request, state)
         state.message_history.append(request)
@@ -344,6 +346,23 @@ async def _visible_tool_defs(
         name: replace(tool, tool_def=visible[name]) for name, tool in manager.tools.items() if name in visible
     }
     return list(prepared)
+
+
+async def _toolset_instructions(toolset: AbstractToolset[Any], ctx: RunContext[Any]) -> list[str]:
+    """What the run's toolsets add to the instructions (e.g. an MCP server with `include_instructions=True`)."""
+    leaves: list[AbstractToolset[Any]] = []
+    toolset.apply(leaves.append)
+    texts: list[str] = []
+    for leaf in leaves:
+        found = await leaf.get_instructions(ctx)
+        if found is not None and (text := str(found).strip()):
+            texts.append(text)
+    return texts
+
+
+def _join_instructions(agent_instructions: str | None, toolset_instructions: list[str]) -> str | None:
+    parts = [agent_instructions] if agent_instructions else []
+    return '\n\n'.join([*parts, *toolset_instructions]) or None
 
 
 async def _native_tools(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> list[Any]:

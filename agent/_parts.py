@@ -26,6 +26,7 @@ __all__ = (
     'BuiltinToolReturnPart',
     'FilePart',
     'FinishReason',
+    'InstructionPart',
     'ModelMessage',
     'ModelRequest',
     'ModelRequestPart',
@@ -424,3 +425,21 @@ class ModelResponse:
 
 ModelMessage: TypeAlias = Annotated[ModelRequest | ModelResponse, pydantic.Discriminator('kind')]
 """Any message in a conversation history."""
+
+
+@dataclass
+class InstructionPart:
+    """Instructions for the model contributed by a source other than the agent itself, e.g. an MCP server.
+
+    `str(part)` is the text, so a function returning a part can be passed straight to `Agent(instructions=...)`.
+    """
+
+    content: str
+    """The instruction text."""
+    dynamic: bool = False
+    """Whether the text may change between runs (re-evaluated on every request instead of fixed)."""
+    part_kind: Literal['instruction'] = 'instruction'
+    """Type discriminator."""
+
+    def __str__(self) -> str:
+        return self.content

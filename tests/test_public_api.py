@@ -112,6 +112,7 @@ PUBLIC_API: dict[str, set[str]] = {
         'WrapperToolset',
     },
     'agent.messages': {
+        'InstructionPart',
         'AgentStreamEvent',
         'AudioUrl',
         'BaseToolCallPart',

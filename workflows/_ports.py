@@ -232,7 +232,11 @@ class WorkflowPorts(RunPorts):
             return toolset
         assert toolset.id is not None  # checked when the worker registered the agent
         return ActivityListedToolset(
-            self.agent_name, toolset.id, getattr(toolset, 'max_retries', 1), f'{toolset.label} (listed by activity)'
+            self.agent_name,
+            toolset.id,
+            getattr(toolset, 'max_retries', 1),
+            f'{toolset.label} (listed by activity)',
+            include_instructions=bool(getattr(toolset, 'include_instructions', False)),
         )
 
     def ends_with_deferred_requests(self) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from temporalio import workflow
 from temporalio.common import RetryPolicy
 
-from activities._names import list_tools_activity_name
+from activities._names import get_instructions_activity_name, list_tools_activity_name
 from activities._types import ActivityRunContext
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
@@ -29,12 +29,16 @@ class ActivityListedToolset(AbstractToolset[Any]):
     on the worker's live connection to the server, like every other tool of a durable run.
     """
 
-    def __init__(self, agent_name: str, toolset_id: str, max_retries: int, label: str) -> None:
+    def __init__(
+        self, agent_name: str, toolset_id: str, max_retries: int, label: str, *, include_instructions: bool = False
+    ) -> None:
         self.agent_name = agent_name
         self.toolset_id = toolset_id
         self.max_retries = max_retries
+        self.include_instructions = include_instructions
         self._label = label
         self._tool_defs: list[ToolDefinition] | None = None
+        self._instructions: tuple[str | None] | None = None
 
     @property
     def id(self) -> str | None:
@@ -63,6 +67,21 @@ class ActivityListedToolset(AbstractToolset[Any]):
             )
             for tool_def in tool_defs
         }
+
+    async def get_instructions(self, ctx: RunContext[Any]) -> str | None:
+        """The server's instructions (when it includes them), fetched by activity once per workflow run."""
+        if not self.include_instructions:
+            return None
+        if self._instructions is None:
+            fetched: str | None = await workflow.execute_activity(
+                get_instructions_activity_name(self.agent_name, self.toolset_id),
+                ActivityRunContext.from_run_context(ctx),
+                result_type=str | None,  # pyright: ignore[reportArgumentType]  (a union is a valid hint)
+                start_to_close_timeout=LIST_TOOLS_TIMEOUT,
+                retry_policy=LIST_TOOLS_RETRY,
+            )
+            self._instructions = (fetched,)
+        return self._instructions[0]
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[Any], tool: ToolsetTool[Any]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, TypeAlias, cast
 
 import mcp_types
 import pydantic
@@ -17,6 +17,7 @@ from mcp.client.session import ElicitationFnT, LoggingFnT
 from mcp.shared.exceptions import MCPError as SDKMCPError
 
 from agent._content import BinaryContent
+from agent._parts import InstructionPart
 from agent._run_context import RunContext
 
 __all__ = (
@@ -209,24 +210,6 @@ class ServerCapabilities:
             tools_list_changed=bool(caps.tools and caps.tools.list_changed),
             completions=caps.completions is not None,
         )
-
-
-@dataclass
-class InstructionPart:
-    """Instructions for the model contributed by a source other than the agent itself, e.g. an MCP server.
-
-    `str(part)` is the text, so a function returning a part can be passed straight to `Agent(instructions=...)`.
-    """
-
-    content: str
-    """The instruction text."""
-    dynamic: bool = False
-    """Whether the text may change between runs (re-evaluated on every request instead of fixed)."""
-    part_kind: Literal['instruction'] = 'instruction'
-    """Type discriminator."""
-
-    def __str__(self) -> str:
-        return self.content
 
 
 ToolResult: TypeAlias = (

@@ -127,6 +127,17 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         """
         raise NotImplementedError
 
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> Any:
+        """Instructions this toolset adds to the agent's for the current step, or `None` (the default).
+
+        Called on every leaf toolset of the run before each model request. Return a string, or an object whose
+        `str()` is the text (an MCP server returns an `InstructionPart`).
+
+        Args:
+            ctx: The run context of the step.
+        """
+        return None
+
     def apply(self, visitor: Callable[[AbstractToolset[AgentDepsT]], None]) -> None:
         """Call `visitor` on each leaf toolset (wrappers and combinations pass it on to what they contain).
 

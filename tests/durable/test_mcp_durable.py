@@ -97,3 +97,19 @@ async def test_a_killed_server_process_is_restarted_for_the_next_run(client: Cli
 async def test_an_mcp_server_without_an_id_is_refused_when_the_worker_starts(client: Client, task_queue: str) -> None:
     with pytest.raises(UserError, match=r"MCP server without an id .* pass id='\.\.\.'"):
         build_worker(client, {'mcp_anonymous': stdio_agent('mcp_anonymous')}, task_queue=task_queue)
+
+
+async def test_a_servers_instructions_reach_the_model_through_one_activity_per_run(
+    client: Client, task_queue: str
+) -> None:
+    agent = stdio_agent('mcp_instructed', id='calc', include_instructions=True)
+    async with build_worker(client, {'mcp_instructed': agent}, task_queue=task_queue):
+        workflow_id = f'mcp-{uuid.uuid4()}'
+        result: AgentRunOutput = await client.execute_workflow(
+            AgentWorkflow.run, AgentRunInput(agent='mcp_instructed', prompt='go'), id=workflow_id, task_queue=task_queue
+        )
+    requests = [m for m in result.new_messages if isinstance(m, ModelRequest)]
+    assert len(requests) == 4
+    assert all(m.instructions == 'A server in a subprocess.' for m in requests)
+    names = await activity_names(client, workflow_id)
+    assert names.count('agent.mcp_instructed.toolset.calc.get_instructions') == 1

@@ -88,13 +88,20 @@ async def test_get_instructions_is_none_when_the_server_sends_none():
     assert await InProcessServer(app, include_instructions=True).get_instructions(None) is None  # pyright: ignore[reportArgumentType]
 
 
-async def test_an_agent_can_take_server_instructions_through_get_instructions():
-    server = make_server(include_instructions=True)
-    agent = Agent(TestModel(call_tools=[]), toolsets=[server], instructions=server.get_instructions)
+async def test_a_server_that_includes_its_instructions_adds_them_to_the_agents():
+    agent = Agent(TestModel(call_tools=[]), toolsets=[make_server(include_instructions=True)], instructions='Be brief.')
 
     result = await agent.run('hi')
 
-    assert getattr(result.all_messages()[0], 'instructions', None) == 'Use the tools wisely.'
+    assert getattr(result.all_messages()[0], 'instructions', None) == 'Be brief.\n\nUse the tools wisely.'
+
+
+async def test_a_server_adds_no_instructions_unless_asked_to():
+    agent = Agent(TestModel(call_tools=[]), toolsets=[make_server()], instructions='Be brief.')
+
+    result = await agent.run('hi')
+
+    assert getattr(result.all_messages()[0], 'instructions', None) == 'Be brief.'
 
 
 async def test_a_server_entered_in_one_task_can_be_left_in_another():
