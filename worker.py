@@ -204,7 +204,11 @@ async def _serve(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> None:
     """The `worker.py` command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('--agents', nargs='+', help='agents to run, as module:attribute')
+    parser.add_argument(
+        '--agents',
+        nargs='+',
+        help='agents to run: module:attribute references or agent spec files (.yaml, .yml, .json)',
+    )
     parser.add_argument(
         '--demo',
         choices=['ask', 'approve', 'deny'],

@@ -8,6 +8,7 @@ import signal
 import uuid
 from typing import Any
 
+import mcp_types
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
@@ -16,7 +17,7 @@ from agent import Agent, UserError
 from agent.mcp import MCPServerStdio
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
-from tests.mcp._servers import stdio_command
+from tests.mcp._servers import InProcessServer, build_app, stdio_command
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
 
@@ -113,3 +114,44 @@ async def test_a_servers_instructions_reach_the_model_through_one_activity_per_r
     assert all(m.instructions == 'A server in a subprocess.' for m in requests)
     names = await activity_names(client, workflow_id)
     assert names.count('agent.mcp_instructed.toolset.calc.get_instructions') == 1
+
+
+def book_agent() -> Agent[None, str]:
+    """Summarizes through the server's `summarize` tool, which asks the client's model; then asks for a name."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if info.function_tools == []:
+            return ModelResponse(parts=[TextPart('gist')])  # a sampling request from the server
+        done = returns(messages)
+        if not done:
+            return ModelResponse(
+                parts=[
+                    ToolCallPart('summarize', {'text': 'the whole book'}, 's-1'),
+                    ToolCallPart('ask_name', {}, 'n-1'),
+                ]
+            )
+        return ModelResponse(parts=[TextPart(json.dumps({r.tool_name: r.content for r in done}))])
+
+    async def answer(context: Any, params: Any) -> mcp_types.ElicitResult:
+        return mcp_types.ElicitResult(action='accept', content={'name': 'Ada'})
+
+    app, _ = build_app()
+    server = InProcessServer(app, id='book', elicitation_callback=answer)
+    return Agent(FunctionModel(respond, model_name='run-model'), name='mcp_book', toolsets=[server])
+
+
+@pytest.mark.filterwarnings('ignore::mcp.MCPDeprecationWarning')  # the test server samples through a 2025-era call
+async def test_sampling_and_elicitation_are_answered_on_the_worker_during_the_tool_activity(
+    client: Client, task_queue: str
+) -> None:
+    async with build_worker(client, {'mcp_book': book_agent()}, task_queue=task_queue):
+        result: AgentRunOutput = await client.execute_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='mcp_book', prompt='go'),
+            id=f'mcp-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+    assert json.loads(result.output) == {
+        'summarize': {'result': 'run-model: gist'},  # the agent's model answered the server's sampling request
+        'ask_name': {'result': 'Hi Ada'},  # the server's elicitation callback answered on the worker
+    }
