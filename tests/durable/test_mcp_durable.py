@@ -14,10 +14,11 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
 from agent import Agent, UserError
+from agent.capabilities import MCP
 from agent.mcp import MCPServerStdio
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
-from tests.mcp._servers import InProcessServer, build_app, stdio_command
+from tests.mcp._servers import InProcessServer, build_app, serve_http, stdio_command
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
 
@@ -155,3 +156,29 @@ async def test_sampling_and_elicitation_are_answered_on_the_worker_during_the_to
         'summarize': {'result': 'run-model: gist'},  # the agent's model answered the server's sampling request
         'ask_name': {'result': 'Hi Ada'},  # the server's elicitation callback answered on the worker
     }
+
+
+def adder(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    if not returns(messages):
+        assert 'web_add' in {t.name for t in info.function_tools}
+        return ModelResponse(parts=[ToolCallPart('web_add', {'a': 2, 'b': 3}, 'add-1')])
+    return ModelResponse(parts=[TextPart(f'sum={returns(messages)[0].content}')])
+
+
+async def test_the_mcp_capability_connects_by_url_from_the_worker_with_prefixed_tools(
+    client: Client, task_queue: str
+) -> None:
+    app, _ = build_app()
+    async with serve_http(app.streamable_http_app()) as base:
+        capability = MCP(url=f'{base}/mcp').prefix_tools('web')
+        agent = Agent(FunctionModel(adder), name='mcp_by_url', capabilities=[capability])
+        async with build_worker(client, {'mcp_by_url': agent}, task_queue=task_queue):
+            workflow_id = f'mcp-{uuid.uuid4()}'
+            result: AgentRunOutput = await client.execute_workflow(
+                AgentWorkflow.run, AgentRunInput(agent='mcp_by_url', prompt='go'), id=workflow_id, task_queue=task_queue
+            )
+    assert result.output == "sum={'result': 5}"
+    names = await activity_names(client, workflow_id)
+    # The server id comes from the URL, so the activity names stay the same for every run and worker.
+    [list_tools] = [name for name in names if name.endswith('.list_tools')]
+    assert list_tools.startswith('agent.mcp_by_url.toolset.127_0_0_1_')
