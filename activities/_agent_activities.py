@@ -47,6 +47,7 @@ from ._names import (
     notify_activity_name,
 )
 from ._remote_toolsets import RemoteToolsets
+from ._stickiness import release_stickiness_on_retry
 from ._tool_results import result_kind
 from ._types import (
     ActivityRunContext,
@@ -97,6 +98,7 @@ def agent_activities(
 
     @activity.defn(name=model_request_activity_name(name))
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
+        release_stickiness_on_retry()
         resolved = resolve_request(inp)
         if resolved is None:
             # This worker lacks something the input names: the workflow sends the request again in full.
@@ -133,6 +135,7 @@ def agent_activities(
 
     @activity.defn(name=call_tool_activity_name(name))
     async def call_tool(inp: CallToolInput) -> CallToolOutput:
+        release_stickiness_on_retry()
         model = resolve_model(None) if agent.model is not None else None
         before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
         ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]

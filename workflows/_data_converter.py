@@ -24,6 +24,8 @@ from temporalio.converter import (
     JSONPlainPayloadConverter,
 )
 
+from ._compact import compact
+
 __all__ = ('SharedPydanticPayloadConverter', 'data_converter', 'with_data_converter')
 
 _MAX_ADAPTERS = 1024
@@ -44,6 +46,14 @@ def type_adapter(type_hint: Any) -> TypeAdapter[Any]:
 
 
 class _SharedJSONConverter(PydanticJSONPlainPayloadConverter):
+    def to_payload(self, value: Any) -> temporalio.api.common.v1.Payload | None:
+        module = type(value).__module__
+        if dataclasses.is_dataclass(value) and module.startswith(('activities.', 'workflows.')):
+            # The runtime's own payloads leave out default fields (see workflows._compact); a run's input and
+            # output keep their top-level fields, which are the documented contract.
+            value = compact(value, keep_top_level=module.startswith('workflows.'))
+        return super().to_payload(value)
+
     def from_payload(self, payload: temporalio.api.common.v1.Payload, type_hint: type | None = None) -> Any:
         return type_adapter(Any if type_hint is None else type_hint).validate_json(payload.data)
 

@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
@@ -78,3 +79,7 @@ async def test_killed_worker_resumes_on_a_new_worker(
     # The completed tool never ran again; the interrupted one ran again with the same tool_call_id.
     assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1', 'slow_step slow-1']
     assert recovery < 15
+    # The retried tool moved the run off the dead worker's sticky queue: no workflow task waited out its timeout.
+    history = await handle.fetch_history()
+    timed_out = [e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]
+    assert timed_out == []
