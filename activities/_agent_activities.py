@@ -237,10 +237,12 @@ async def with_heartbeats(operation: Awaitable[T]) -> T:
     task = asyncio.ensure_future(operation)
     try:
         while True:
+            # A beat first: the server then counts the timeout from the start of the call, not from a beat that
+            # the SDK's throttling may hold back until later.
+            activity.heartbeat()
             done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_EVERY)
             if done:
                 return task.result()
-            activity.heartbeat()
     finally:
         if not task.done():
             task.cancel()
