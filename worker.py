@@ -106,8 +106,11 @@ def build_worker(
                 event_stream_handler=durable.activity_event_stream_handler,
             )
         )
-    # A short sticky timeout: after a crash, the next workflow task goes to a live worker within a second.
-    worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=1))
+    # After a crash, a retried activity moves its run off the dead worker's sticky queue at once (see
+    # activities._stickiness), so the sticky timeout only bounds other tasks (signals, timers). Shorter timeouts
+    # make a busy worker time out its own sticky tasks and replay those runs from scratch: in the S5 benchmark,
+    # 1 s tripled the timeouts and the extra load delayed heartbeats enough to retry activities.
+    worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=5))
     return AgentWorker(
         with_data_converter(client),
         remote_toolsets=remote,

@@ -129,6 +129,12 @@ def history_stats(history: WorkflowHistory) -> dict[str, Any]:
         'workflow_task_failures': types[EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED],
         'workflow_task_timeouts': types[EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT],
         'workflow_runs': 1 + types[EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW],
+        'activity_retries': sum(
+            1
+            for event in history.events
+            if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
+            and event.activity_task_started_event_attributes.attempt > 1
+        ),
         'workflow_task_schedule_to_start_median_ms': round(statistics.median(waits), 1) if waits else None,
         'workflow_task_start_to_complete_median_ms': round(statistics.median(work), 1) if work else None,
     }

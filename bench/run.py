@@ -347,6 +347,7 @@ async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
         'workflow_task_failures': sum(run['workflow_task_failures'] for run in stats),
         'workflow_task_timeouts': sum(run['workflow_task_timeouts'] for run in stats),
         'runs_with_failed_or_timed_out_tasks': sum(1 for f in failures if f),
+        'activity_retries': sum(run['activity_retries'] for run in stats),
         'max_concurrent_workflow_tasks': config.get('max_concurrent_workflow_tasks'),
         'max_cached_workflows': config.get('max_cached_workflows'),
     }
