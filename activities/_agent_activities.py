@@ -32,12 +32,12 @@ from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
 from agent.capabilities import CombinedCapability, run_with_model_request_hooks, split_by_side
 from agent.exceptions import UserError
-from agent.messages import ModelMessage, ModelRequest
-from agent.models import Model, ModelRequestParameters, infer_model
+from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
 from ._errors import to_application_error
 from ._event_streams import EventStreamHandler, HandlerStream, streamed_request, tool_events
+from ._history_recovery import recover_from_history
 from ._message_store import message_hash, worker_store
 from ._names import (
     call_tool_activity_name,
@@ -47,6 +47,7 @@ from ._names import (
     notify_activity_name,
 )
 from ._remote_toolsets import RemoteToolsets
+from ._request_resolution import resolve_request
 from ._stickiness import release_stickiness_on_retry
 from ._tool_results import result_kind
 from ._types import (
@@ -100,6 +101,8 @@ def agent_activities(
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
         release_stickiness_on_retry()
         resolved = resolve_request(inp)
+        if resolved is None and await recover_from_history(worker_store, resolve_request):
+            resolved = resolve_request(inp)  # the run's history had what this worker lacked
         if resolved is None:
             # This worker lacks something the input names: the workflow sends the request again in full.
             return ModelRequestOutput(response=None, messages_missing=True)
@@ -246,47 +249,3 @@ async def with_heartbeats(operation: Awaitable[T]) -> T:
     finally:
         if not task.done():
             task.cancel()
-
-
-def resolve_request(inp: ModelRequestInput) -> tuple[list[ModelMessage], ModelRequestParameters] | None:
-    """The conversation and parameters of a model request, from its input and this worker's store.
-
-    `None` if the input names something this worker does not have.
-    """
-    parameters = inp.parameters
-    if parameters is None:
-        parameters = worker_store.parameters.get(inp.parameters_key) if inp.parameters_key is not None else None
-        if parameters is None:
-            return None
-    elif inp.parameters_key is not None:
-        worker_store.parameters.put(inp.parameters_key, parameters)
-    messages = _with_contents(inp.messages, inp.contents)
-    if messages is None:
-        return None
-    if not (inp.history or inp.prefix is not None or inp.message_keys):
-        return messages, parameters  # sent in full, without keys
-    included = dict(zip(inp.message_keys, messages, strict=True))
-    if inp.history:
-        worker_store.extend_prefix(None, inp.history)
-        resolved = worker_store.resolve(inp.history, included)
-    else:
-        extended = worker_store.extend_prefix(inp.prefix, inp.added if inp.added is not None else inp.message_keys)
-        resolved = None if extended is None else worker_store.resolve(extended[1], included)
-    return None if resolved is None else (resolved, parameters)
-
-
-def _with_contents(messages: list[ModelMessage], contents: dict[str, str]) -> list[ModelMessage] | None:
-    """`messages` with the tool results they name put back (`None` if one is not kept here)."""
-    if not contents:
-        return messages
-    restored = list(messages)
-    for ref, key in contents.items():
-        message_index, part_index = (int(i) for i in ref.split('.'))
-        value = worker_store.content(key)
-        message = restored[message_index]
-        if value is None or not isinstance(message, ModelRequest):
-            return None
-        parts = list(message.parts)
-        parts[part_index] = replace(parts[part_index], content=value)
-        restored[message_index] = replace(message, parts=parts)
-    return restored

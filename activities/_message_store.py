@@ -138,6 +138,11 @@ class WorkerStore:
         self.contents.put(key, data, len(data))
         return key
 
+    def put_content(self, key: str, result: Any) -> None:
+        """Keep a tool result under the key a tool activity reported for it (when rebuilding from history)."""
+        data = pydantic_core.to_json(result)
+        self.contents.put(key, data, len(data))
+
     def content(self, key: str) -> Any | None:
         """A kept tool result, decoded as the workflow decoded it; `None` if not kept here."""
         data = self.contents.get(key)

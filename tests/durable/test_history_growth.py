@@ -10,6 +10,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client
 
+from activities import _agent_activities as agent_activities_module
 from activities._message_store import worker_store
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -88,15 +89,20 @@ async def test_a_200_step_run_with_5kb_results_completes_with_linear_history(cli
     assert long_bytes < 10_000_000
 
 
-async def test_a_worker_without_the_messages_gets_them_resent_in_full(client: Client, task_queue: str) -> None:
+async def test_a_worker_without_the_messages_rebuilds_them_from_the_runs_history(
+    client: Client, task_queue: str
+) -> None:
+    workflow_id = f'forget-{uuid.uuid4()}'
     async with build_worker(client, AGENTS, task_queue=task_queue):
         result: AgentRunOutput = await client.execute_workflow(
             AgentWorkflow.run,
             AgentRunInput(agent='forgetful_agent', prompt='go'),
-            id=f'forget-{uuid.uuid4()}',
+            id=workflow_id,
             task_queue=task_queue,
         )
     assert result.output == 'forget=forgot'
+    # One model request per step: the worker that forgot never had to ask for the conversation again.
+    assert len(await model_request_inputs(client, workflow_id)) == 2
 
 
 big_result_agent = Agent(scripted(ToolCallPart('report', {}, 'r-1'), ToolCallPart('forget_big', {}, 'r-2')), name='big')
@@ -126,24 +132,42 @@ async def model_request_inputs(client: Client, workflow_id: str) -> list[dict[st
     return inputs
 
 
-async def test_tool_results_and_tool_definitions_reach_the_model_activity_by_reference(
-    client: Client, task_queue: str
-) -> None:
+async def run_big(client: Client, task_queue: str) -> tuple[AgentRunOutput, list[dict[str, Any]]]:
     async with build_worker(client, {'big': big_result_agent}, task_queue=task_queue):
         workflow_id = f'refs-{uuid.uuid4()}'
         result: AgentRunOutput = await client.execute_workflow(
             AgentWorkflow.run, AgentRunInput(agent='big', prompt='go'), id=workflow_id, task_queue=task_queue
         )
-        inputs = await model_request_inputs(client, workflow_id)
+        return result, await model_request_inputs(client, workflow_id)
+
+
+async def test_tool_results_and_tool_definitions_reach_the_model_activity_by_reference(
+    client: Client, task_queue: str
+) -> None:
+    result, inputs = await run_big(client, task_queue)
     # The model still saw both results in full (the script echoes them)...
     assert result.output == f'report={"R" * 3000}; forget_big={"F" * 3000}'
-    # ...but the second request named `report`'s result instead of carrying it; `forget_big` cleared the store,
-    # with the conversation so far, so the worker answered that it lacked them and the request went again in full.
-    first, named, in_full = inputs
+    # ...but the second request named the results instead of carrying them. `forget_big` had cleared the worker's
+    # store, so the worker rebuilt it from the run's history rather than asking for everything again.
+    first, named = inputs
     assert first['parameters_key']
     assert 'R' * 3000 not in json.dumps(named)
+    assert 'F' * 3000 not in json.dumps(named)
     assert named['contents']
     assert named['parameters'] is None
+
+
+async def test_when_the_history_cannot_be_read_the_request_is_sent_again_in_full(
+    client: Client, task_queue: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def unreadable(*args: Any) -> bool:
+        return False
+
+    monkeypatch.setattr(agent_activities_module, 'recover_from_history', unreadable)
+    result, inputs = await run_big(client, task_queue)
+    assert result.output == f'report={"R" * 3000}; forget_big={"F" * 3000}'
+    _, named, in_full = inputs
+    assert 'R' * 3000 not in json.dumps(named)
     assert 'R' * 3000 in json.dumps(in_full)
     assert 'F' * 3000 in json.dumps(in_full)
     assert in_full['parameters'] is not None
