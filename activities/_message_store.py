@@ -12,8 +12,9 @@ repeats every tool result twice. Instead:
 - Request parameters (tool definitions, output mode) are named by hash once sent.
 - A model response is kept by the worker that received it, under the hash the workflow will name it by.
 
-If an activity lands on a worker that lacks anything named (a restart, another worker), it answers
-`messages_missing` and the workflow sends that request again with everything in full. History therefore
+If an activity lands on a worker that lacks anything named (a restart, another worker), the worker rebuilds
+what it lacks from the run's own history (`activities._history_recovery`); only if that fails does it answer
+`messages_missing`, and the workflow sends that request again with everything in full. History therefore
 grows linearly, and nothing depends on the store for correctness.
 """
 
