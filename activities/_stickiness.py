@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from temporalio import activity
 from temporalio.api.common.v1 import WorkflowExecution
@@ -22,6 +23,10 @@ __all__ = ('release_stickiness_on_retry',)
 log = logging.getLogger(__name__)
 
 _pending: set[asyncio.Task[None]] = set()
+_recent: dict[tuple[str, str], float] = {}
+RESET_AGAIN_AFTER = 30.0
+"""Seconds before the same run's sticky queue is reset again: a run retrying a rate-limited model request
+over and over needs one reset (if any), not a replay per attempt."""
 
 
 def release_stickiness_on_retry() -> None:
@@ -29,10 +34,18 @@ def release_stickiness_on_retry() -> None:
     info = activity.info()
     if info.attempt <= 1 or not info.workflow_id:
         return
+    key = (info.workflow_id, info.workflow_run_id or '')
+    now = time.monotonic()
+    if now - _recent.get(key, -RESET_AGAIN_AFTER) < RESET_AGAIN_AFTER:
+        return
     try:
         client = activity.client()
     except RuntimeError:
         return  # no client (an activity run outside a worker)
+    _recent[key] = now
+    if len(_recent) > 10_000:
+        for stale in [k for k, at in _recent.items() if now - at >= RESET_AGAIN_AFTER]:
+            del _recent[stale]
     request = ResetStickyTaskQueueRequest(
         namespace=info.workflow_namespace or client.namespace,
         execution=WorkflowExecution(workflow_id=info.workflow_id, run_id=info.workflow_run_id or ''),
