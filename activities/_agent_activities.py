@@ -30,7 +30,7 @@ from agent._ports import DirectPorts
 from agent._run_context import RunContext
 from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
-from agent.capabilities import CombinedCapability, run_with_model_request_hooks, split_by_side
+from agent.capabilities import CombinedCapability, run_with_model_request_hooks
 from agent.exceptions import UserError
 from agent.models import Model, infer_model
 from agent.usage import RunUsage
@@ -48,6 +48,7 @@ from ._names import (
 )
 from ._remote_toolsets import RemoteToolsets
 from ._request_resolution import resolve_request
+from ._run_capabilities import RunCapabilities
 from ._stickiness import release_stickiness_on_retry
 from ._tool_results import result_kind
 from ._types import (
@@ -82,7 +83,7 @@ def agent_activities(
     combined = CombinedCapability(list(agent.capabilities))
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
     # The toolset, though, is the agent's whole one: capabilities' toolsets and wrappers included.
-    capability = split_by_side(combined)[1]
+    capabilities = RunCapabilities(combined)
     deps_adapter = (
         serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
     )
@@ -117,6 +118,7 @@ def agent_activities(
             model_request_parameters=parameters,
         )
         try:
+            capability = await capabilities.for_activity(ctx)
             if event_stream_handler is None:
                 response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
             else:
@@ -146,6 +148,7 @@ def agent_activities(
         try:
             if remote is not None:
                 toolset = await remote.pooled(toolset)
+            capability = await capabilities.for_activity(ctx)
             async with toolset:
                 tools = await toolset.get_tools(ctx)
                 tool = tools.get(inp.call.tool_name)

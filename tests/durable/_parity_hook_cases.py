@@ -184,8 +184,8 @@ def request_counter() -> Case:
     def reset() -> None:
         counter.count = 0
 
-    # Model-request hooks run in the activity on the registered instance: `for_run` does not apply there.
-    return Case(agent, 'counted', lambda: counter.count, reset, 0, durable_observed=2)
+    # Model-request hooks run in the activity, on the run's own `for_run` copy there too.
+    return Case(agent, 'counted', lambda: counter.count, reset, 0)
 
 
 def pii_redaction() -> Case:

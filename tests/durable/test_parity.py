@@ -5,9 +5,9 @@ run/conversation ids normalized; tool call ids are fixed by the scripted models)
 model recorded, and what they printed. The cases live in `_parity_feature_cases.py` and `_parity_hook_cases.py`,
 the way to run one durably in `_parity_harness.py`.
 
-Where a durable run differs by design it is stated in the case (`durable_observed`): model-request and
-tool-execute hooks run in activities on the agent's registered capabilities (without `for_run`), and a tool
-activity that raises is retried by Temporal.
+Where a durable run differs by design it is stated in the case (`durable_observed`): a tool activity that
+raises is retried by Temporal, so its error hooks run once per attempt. (Model-request and tool-execute hooks
+run in activities on the run's own `for_run` instance, as in-process.)
 """
 
 from __future__ import annotations
