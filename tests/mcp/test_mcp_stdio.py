@@ -83,6 +83,7 @@ async def test_the_mcp_server_time_package_works_as_an_agent_toolset():
 
 
 @pytest.mark.skipif(shutil.which('npx') is None, reason='npx (Node.js) is not installed')
+@pytest.mark.timeout(240)  # a first run downloads the server from the npm registry
 async def test_the_reference_everything_server_from_npm_serves_tools_resources_and_sampling():
     model = FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart('sampled!')]), model_name='fm')
     server = MCPServerStdio(
