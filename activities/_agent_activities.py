@@ -98,6 +98,12 @@ def agent_activities(
     def deps_of(raw: Any) -> Any:
         return deps_adapter.validate_python(raw) if deps_adapter is not None and raw is not None else raw
 
+    def run_context(ctx_in: ActivityRunContext, model: Model | None = None) -> RunContext[Any]:
+        """The activity's `RunContext` (with the agent's own model unless the request names another)."""
+        if model is None and agent.model is not None:
+            model = resolve_model(None)
+        return ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
+
     @activity.defn(name=model_request_activity_name(name))
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
         release_stickiness_on_retry()
@@ -109,8 +115,7 @@ def agent_activities(
             return ModelRequestOutput(response=None, messages_missing=True)
         messages, parameters = resolved
         model = resolve_model(inp.model)
-        run_ctx = replace(inp.ctx, model_settings=inp.model_settings)
-        ctx = run_ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))
+        ctx = run_context(replace(inp.ctx, model_settings=inp.model_settings), model)
         request_context = ModelRequestContext(
             model=model,
             messages=messages,
@@ -141,9 +146,8 @@ def agent_activities(
     @activity.defn(name=call_tool_activity_name(name))
     async def call_tool(inp: CallToolInput) -> CallToolOutput:
         release_stickiness_on_retry()
-        model = resolve_model(None) if agent.model is not None else None
         before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
-        ctx = inp.ctx.to_run_context(agent=agent, model=model, deps=deps_of(inp.ctx.deps))  # pyright: ignore[reportArgumentType]
+        ctx = run_context(inp.ctx)
         toolset = assemble_toolset(agent, combined, None)
         try:
             if remote is not None:
@@ -172,7 +176,7 @@ def agent_activities(
     activities: list[Callable[..., Any]] = [model_request, call_tool]
     if remote is not None:
         for toolset_id in remote.ids:
-            activities.extend(_toolset_activities(name, toolset_id, remote, resolve_model, deps_of, agent))
+            activities.extend(_toolset_activities(name, toolset_id, remote, run_context))
     if notifier is not None:
 
         @activity.defn(name=notify_activity_name(name))
@@ -187,15 +191,9 @@ def _toolset_activities(
     name: str,
     toolset_id: str,
     remote: RemoteToolsets,
-    resolve_model: Callable[[str | None], Model],
-    deps_of: Callable[[Any], Any],
-    agent: Agent[Any, Any],
+    run_context: Callable[[ActivityRunContext], RunContext[Any]],
 ) -> list[Callable[..., Any]]:
     """The list-tools and get-instructions activities of one networked toolset."""
-
-    def run_context(ctx_in: ActivityRunContext) -> RunContext[Any]:
-        model = resolve_model(None) if agent.model is not None else None
-        return ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
 
     @activity.defn(name=list_tools_activity_name(name, toolset_id))
     async def list_tools(ctx_in: ActivityRunContext) -> list[ToolDefinition]:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
-
-import pydantic_core
-from pydantic_core import core_schema
 
 from agent._deferred import DeferredToolRequests
 from agent._parts import ModelMessage, ModelResponse, ToolCallPart
@@ -145,35 +142,6 @@ class ActivityRunContext:
             tool_call_metadata=self.tool_call_metadata,
             model_settings=self.model_settings,  # pyright: ignore[reportArgumentType]
         )
-
-
-def _non_default_fields(value: Any) -> dict[str, Any]:
-    """A dataclass's fields that differ from their defaults (validation fills the rest back in)."""
-    out: dict[str, Any] = {}
-    for f in fields(value):
-        current = getattr(value, f.name)
-        if f.default is not MISSING and current == f.default:
-            continue
-        if f.default_factory is not MISSING and current == f.default_factory():
-            continue
-        if is_dataclass(current) and not isinstance(current, type) and type(current).__module__.startswith('agent.'):
-            current = _non_default_fields(current)  # usage: most counters are zero
-        out[f.name] = current
-    return out
-
-
-# Every activity input carries a run context, mostly at its defaults (zero usage, no tool fields): written
-# without them, each input is a few hundred bytes smaller, which adds up over a run's history. Attaching the
-# serializer lets pydantic use it wherever it meets one of these, as it does for the payload converter.
-setattr(  # noqa: B010
-    ActivityRunContext,
-    '__pydantic_serializer__',
-    pydantic_core.SchemaSerializer(
-        core_schema.any_schema(
-            serialization=core_schema.plain_serializer_function_ser_schema(_non_default_fields, when_used='always')
-        )
-    ),
-)
 
 
 @dataclass
