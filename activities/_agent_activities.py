@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any, TypeVar
 
 from temporalio import activity
@@ -232,19 +233,32 @@ def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:
     return added
 
 
-HEARTBEAT_EVERY = 0.5
-"""Seconds between heartbeats while a model request or tool runs (the workflow's heartbeat timeout is longer)."""
+HEARTBEATS_PER_TIMEOUT = 4
+"""Beats sent within one heartbeat timeout: three can be lost or late before the attempt is presumed dead."""
+
+HEARTBEAT_WITHOUT_TIMEOUT = 0.5
+"""Seconds between beats for an activity without a heartbeat timeout (beats still carry cancellation to it)."""
+
+HEARTBEAT_THROTTLE = timedelta(seconds=0.25)
+"""The worker's cap on how long the SDK may hold a beat back before sending it (see `build_worker`)."""
+
+
+def heartbeat_interval(heartbeat_timeout: timedelta | None) -> float:
+    """Seconds between the beats of an activity with this heartbeat timeout."""
+    if heartbeat_timeout is None:
+        return HEARTBEAT_WITHOUT_TIMEOUT
+    return max(HEARTBEAT_THROTTLE.total_seconds(), heartbeat_timeout.total_seconds() / HEARTBEATS_PER_TIMEOUT)
 
 
 async def with_heartbeats(operation: Awaitable[T]) -> T:
     """Await `operation`, heartbeating meanwhile so a dead worker is noticed within the heartbeat timeout."""
+    interval = heartbeat_interval(activity.info().heartbeat_timeout)
     task = asyncio.ensure_future(operation)
     try:
         while True:
-            # A beat first: the server then counts the timeout from the start of the call, not from a beat that
-            # the SDK's throttling may hold back until later.
+            # A beat first: the server then counts the timeout from the start of the call.
             activity.heartbeat()
-            done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_EVERY)
+            done, _ = await asyncio.wait({task}, timeout=interval)
             if done:
                 return task.result()
     finally:

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import WorkflowHandle
+from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from agent import DeferredToolResults
-from worker import build_replayer, build_worker, temporal_cli_path
+from worker import build_replayer, build_worker, start_dev_server, temporal_cli_path
 from workflows import AgentRunOutput, AgentWorkflow, data_converter
 
 from ._support import (
@@ -204,7 +204,7 @@ async def s3_approval(bench: Bench) -> dict[str, Any]:
     }
 
 
-async def spawn_worker(bench: Bench, queue: str, counter: Path, stderr: Path) -> asyncio.subprocess.Process:
+async def spawn_worker(client: Client, queue: str, counter: Path, stderr: Path) -> asyncio.subprocess.Process:
     with stderr.open('ab') as err:
         return await asyncio.create_subprocess_exec(
             sys.executable,
@@ -212,7 +212,7 @@ async def spawn_worker(bench: Bench, queue: str, counter: Path, stderr: Path) ->
             '--agents',
             'bench.agents:crash_agent',
             '--address',
-            bench.client.service_client.config.target_host,
+            client.service_client.config.target_host,
             '--task-queue',
             queue,
             cwd=ROOT,
@@ -247,14 +247,30 @@ async def wait_for_word(path: Path, word: str) -> None:
 
 
 async def s4_crash_resume(bench: Bench) -> dict[str, Any]:
+    metrics = await crash_and_resume(bench.client)
+    # The same on a dev server with Temporal's stock settings, whose timers fire at least a second after they
+    # are set (see worker.DEV_SERVER_TIMER_FLOOR): what a cluster that keeps the default adds to a failover.
+    stock = await WorkflowEnvironment.start_local(
+        data_converter=data_converter, dev_server_existing_path=temporal_cli_path(), dev_server_log_level='error'
+    )
+    try:
+        on_stock = await crash_and_resume(stock.client)
+    finally:
+        await stock.shutdown()
+    kept = ('completed', 'tool_runs', 'new_worker_start_to_result_s', 'retry_started_after_kill_s')
+    metrics['stock_server_timer_floor'] = {key: on_stock[key] for key in kept}
+    return metrics
+
+
+async def crash_and_resume(client: Client) -> dict[str, Any]:
     queue, kill_after = new_task_queue('S4'), 0.5
     with tempfile.TemporaryDirectory(prefix='bench-s4-') as tmp:
         counter, stderr = Path(tmp) / 'counter.log', Path(tmp) / 'worker.log'
         workers: list[asyncio.subprocess.Process] = []
         try:
-            workers.append(first := await spawn_worker(bench, queue, counter, stderr))
+            workers.append(first := await spawn_worker(client, queue, counter, stderr))
             await wait_ready(first, stderr)
-            handle = await start(bench.client, queue, 'bench_crash', 'go')
+            handle = await start(client, queue, 'bench_crash', 'go')
             await wait_for_word(counter, 'fetch_a')
             await asyncio.sleep(kill_after)  # well inside fetch_a's 2 s sleep; fetch_b has long returned
             first.send_signal(signal.SIGKILL)
@@ -262,7 +278,7 @@ async def s4_crash_resume(bench: Bench) -> dict[str, Any]:
             killed_at = time.time()
 
             restarted = time.perf_counter()
-            workers.append(second := await spawn_worker(bench, queue, counter, stderr))
+            workers.append(second := await spawn_worker(client, queue, counter, stderr))
             await wait_ready(second, stderr)
             ready = time.perf_counter()
             try:
@@ -411,11 +427,7 @@ def results_stream() -> TextIO:
 
 async def run_scenarios(keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT) -> bool:
     """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
-    env = await WorkflowEnvironment.start_local(
-        data_converter=data_converter,
-        dev_server_existing_path=temporal_cli_path(),
-        dev_server_log_level='error',
-    )
+    env = await start_dev_server()
     ok = True
     try:
         bench = Bench(env, quick, s5_slots)

@@ -12,12 +12,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from temporalio.testing import WorkflowEnvironment
-
 from agent import Agent, RunContext
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
-from workflows import data_converter
 from workflows.client import AgentClient
 
 __all__ = ('demo_agent', 'run_demo')
@@ -63,15 +60,10 @@ async def _decide(mode: str, pending: object) -> bool:
 
 async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str | None = None) -> None:
     """Run the demo end to end (see the module docstring); `model` replaces the scripted model."""
-    from worker import build_worker, temporal_cli_path
+    from worker import build_worker, start_dev_server
 
     print('Starting an embedded Temporal dev server...', flush=True)
-    env = await WorkflowEnvironment.start_local(
-        data_converter=data_converter,
-        dev_server_existing_path=temporal_cli_path(),
-        ui=True,
-        dev_server_extra_args=['--log-level', 'error'],
-    )
+    env = await start_dev_server(ui=True)
     try:
         host = env.client.service_client.config.target_host.rsplit(':', 1)[0]
         ui_port = int(env.client.service_client.config.target_host.rsplit(':', 1)[1]) + 1000

@@ -20,7 +20,7 @@ class ActivityOptions:
     """Longest one attempt may take."""
     heartbeat_timeout: timedelta | None = timedelta(seconds=2)
     """A worker that stops heartbeating for this long is presumed dead and the attempt is retried elsewhere
-    (activities heartbeat every half second while the call runs)."""
+    (activities beat four times per timeout while the call runs, so a late or lost beat is not a death)."""
     retry_policy: RetryPolicy | None = None
     """Retries; `None` uses Temporal's default (retry with backoff, without limit)."""
 
@@ -31,7 +31,8 @@ class ActivityOptions:
         if self.heartbeat_timeout is not None:
             if self.heartbeat_timeout < timedelta(seconds=1):
                 raise UserError(
-                    f'{what}: heartbeat_timeout must be at least 1 second (activities beat every half second)'
+                    f'{what}: heartbeat_timeout must be at least 1 second (a shorter one mistakes a busy worker '
+                    'for a dead one)'
                 )
             if self.heartbeat_timeout > self.start_to_close_timeout:
                 raise UserError(f'{what}: heartbeat_timeout cannot exceed start_to_close_timeout')

@@ -11,16 +11,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from worker import temporal_cli_path
+from worker import start_dev_server
 
 
 @pytest_asyncio.fixture(scope='session', loop_scope='session')
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
-        dev_server_existing_path=temporal_cli_path(),
-        dev_server_extra_args=['--log-level', 'error'],
-    )
+    env = await start_dev_server(converter=pydantic_data_converter)
     try:
         yield env
     finally:

@@ -11,10 +11,9 @@ import asyncio
 from pathlib import Path
 
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.testing import WorkflowEnvironment
 
 from agent import DeferredToolResults, ToolDenied
-from worker import build_worker, temporal_cli_path
+from worker import build_worker, start_dev_server
 from workflows import AgentRunInput, AgentWorkflow, conversation_workflow_id
 from workflows.client import AgentClient
 
@@ -25,9 +24,7 @@ HISTORIES = Path(__file__).parent / 'histories'
 
 
 async def record() -> None:
-    env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter, dev_server_existing_path=temporal_cli_path()
-    )
+    env = await start_dev_server(converter=pydantic_data_converter)
     try:
         client = env.client
         task_queue = 'replay-queue'

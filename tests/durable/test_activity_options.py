@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from datetime import timedelta
 
@@ -78,3 +79,48 @@ async def test_impossible_timeouts_fail_at_registration(client: Client, task_que
     durable = DurableAgent(flaky_agent(), tool_activity=ActivityOptions(start_to_close_timeout=timedelta(0)))
     with pytest.raises(UserError, match='tool_activity: start_to_close_timeout must be positive'):
         build_worker(client, {'flaky_agent': durable}, task_queue=task_queue)
+
+
+def slow_agent() -> Agent[None, str]:
+    agent = Agent(scripted(ToolCallPart('slow', {}, 'sl-1')), name='slow_agent')
+
+    @agent.tool_plain
+    async def slow() -> str:
+        await asyncio.sleep(1.6)
+        return 'done'
+
+    return agent
+
+
+async def heartbeats_seen_by_server(client: Client, task_queue: str, durable: DurableAgent) -> set[float]:
+    """The distinct last-heartbeat times the server records while the slow tool runs."""
+    seen: set[float] = set()
+    async with build_worker(client, {'slow_agent': durable}, task_queue=task_queue):
+        handle = await client.start_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='slow_agent', prompt='go'),
+            id=f'heartbeats-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+        result = asyncio.ensure_future(handle.result())
+        while not result.done():
+            description = await handle.describe()
+            for pending in description.raw_description.pending_activities:
+                if pending.HasField('last_heartbeat_time'):
+                    seen.add(pending.last_heartbeat_time.ToDatetime().timestamp())
+            await asyncio.sleep(0.05)
+        assert (await result).output == 'slow=done'
+    return seen
+
+
+async def test_beats_reach_the_server_four_times_per_heartbeat_timeout(client: Client, task_queue: str) -> None:
+    # The SDK alone would hold beats back for 80% of the 2 s timeout (one beat in this call); a beat that
+    # arrives only just in time makes a busy worker look dead.
+    seen = await heartbeats_seen_by_server(client, task_queue, DurableAgent(slow_agent()))
+    assert len(seen) >= 3, sorted(seen)
+
+
+async def test_a_longer_heartbeat_timeout_beats_less_often(client: Client, task_queue: str) -> None:
+    options = ActivityOptions(heartbeat_timeout=timedelta(seconds=8))  # a beat every 2 s
+    seen = await heartbeats_seen_by_server(client, task_queue, DurableAgent(slow_agent(), tool_activity=options))
+    assert len(seen) == 1, sorted(seen)

@@ -22,7 +22,9 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 ROOT = Path(__file__).parent.parent.parent
 
 
-async def start_worker(env: WorkflowEnvironment, task_queue: str, log: Path) -> asyncio.subprocess.Process:
+async def start_worker(
+    env: WorkflowEnvironment, task_queue: str, log: Path, *, stdout: int = asyncio.subprocess.DEVNULL
+) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
         str(ROOT / 'worker.py'),
@@ -34,7 +36,7 @@ async def start_worker(env: WorkflowEnvironment, task_queue: str, log: Path) -> 
         task_queue,
         cwd=ROOT,
         env={**os.environ, 'CRASH_LOG': str(log), 'PYTHONPATH': str(ROOT)},
-        stdout=asyncio.subprocess.DEVNULL,
+        stdout=stdout,
         stderr=asyncio.subprocess.DEVNULL,
     )
 
@@ -83,3 +85,32 @@ async def test_killed_worker_resumes_on_a_new_worker(
     history = await handle.fetch_history()
     timed_out = [e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]
     assert timed_out == []
+
+
+async def test_sigterm_lets_the_running_tool_finish_before_the_worker_exits(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    log = tmp_path / 'tools.log'
+    first = await start_worker(temporal_env, task_queue, log, stdout=asyncio.subprocess.PIPE)
+    handle = await client.start_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent='crash_agent', prompt='go'),
+        id=f'sigterm-{uuid.uuid4()}',
+        task_queue=task_queue,
+    )
+    await wait_for_line(log, 'slow_step slow-1')
+    first.send_signal(signal.SIGTERM)
+    output, _ = await asyncio.wait_for(first.communicate(), 15)
+    assert first.returncode == 0
+    assert 'Stopping: finishing the calls in hand' in output.decode()
+    assert 'Worker stopped' in output.decode()
+
+    # The slow tool finished on the stopping worker; the next worker only makes the last model request.
+    second = await start_worker(temporal_env, task_queue, log)
+    try:
+        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 30)
+    finally:
+        second.kill()
+        await second.wait()
+    assert result.output == 'quick done | slow done'
+    assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1']
