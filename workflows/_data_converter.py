@@ -49,9 +49,10 @@ class _SharedJSONConverter(PydanticJSONPlainPayloadConverter):
     def to_payload(self, value: Any) -> temporalio.api.common.v1.Payload | None:
         module = type(value).__module__
         if dataclasses.is_dataclass(value) and module.startswith(('activities.', 'workflows.')):
-            # The runtime's own payloads leave out default fields (see workflows._compact); a run's input and
-            # output keep their top-level fields, which are the documented contract.
-            value = compact(value, keep_top_level=module.startswith('workflows.'))
+            # The runtime's own payloads leave out default fields (see workflows._compact); what a run returns
+            # keeps its top-level fields, which are the documented contract. Inputs keep only what was set.
+            keep = module.startswith('workflows.') and not getattr(type(value), 'optional_fields_omitted', False)
+            value = compact(value, keep_top_level=keep)
         return super().to_payload(value)
 
     def from_payload(self, payload: temporalio.api.common.v1.Payload, type_hint: type | None = None) -> Any:

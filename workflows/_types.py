@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from activities._types import DeferredNotice
 from agent._content import UserContent
@@ -19,6 +19,9 @@ __all__ = ('AgentRunInput', 'AgentRunOutput', 'ConversationMessage', 'DeferredNo
 @dataclass
 class AgentRunInput:
     """Input of `AgentWorkflow`: which registered agent to run, and the run's arguments."""
+
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults (every field but `agent` is optional)."""
 
     agent: str
     """The registered name of the agent."""
