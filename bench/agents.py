@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,9 +100,36 @@ def long_run_output(steps: int) -> str:
     return f'done after {steps} steps'
 
 
+_VOCABULARY = (
+    'the of and to a in is it that for on was with as be at by this had not are but from or have an they which '
+    'one you were her all she there would their we him been has when who will more no if out so said what up its '
+    'about into than them can only other new some could time these two may then do first any my now such like '
+    'our over man me even most made after also did many before must through back years where much your way well '
+    'down should because each just those people how too little state good very make world still own see men work '
+    'long get here between both life being under never day same another know while last might us great old year '
+    'off come since against go came right used take three'
+)
+_WORDS = _VOCABULARY.split()
+
+
 def _body(name: str, payload: int) -> str:
-    """Exactly `payload` ASCII characters (so as many bytes), distinct per tool."""
-    return (f'{name}:' + 'abcdefghij' * (payload // 10 + 1))[:payload]
+    """Exactly `payload` ASCII characters (so as many bytes) of prose-like text, distinct per tool.
+
+    Common words at Zipf-like frequencies, in sentences, with numbers: it deflates about 2.2 times, like the
+    English prose and documentation tools return (a repeated pattern would deflate fifty times and flatter
+    the activity payloads the runtime compresses).
+    """
+    rng = random.Random(name)
+    weights = [1 / rank for rank in range(1, len(_WORDS) + 1)]
+    text, size = [f'{name}:'], len(name) + 1
+    while size < payload:
+        words = rng.choices(_WORDS, weights, k=rng.randint(6, 18))
+        if rng.random() < 0.3:
+            words.insert(rng.randrange(len(words)), str(rng.randint(2, 2000)))
+        sentence = ' '.join(words).capitalize() + rng.choice('...,;?') + ' '
+        text.append(sentence)
+        size += len(sentence)
+    return ''.join(text)[:payload]
 
 
 def build_agent(

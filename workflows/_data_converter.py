@@ -1,8 +1,9 @@
 """The data converter every part of the system uses: pydantic JSON, with type adapters built once per process.
 
-The wire format is exactly `temporalio.contrib.pydantic`'s (`json/plain` payloads of pydantic JSON), so clients
-using `pydantic_data_converter` interoperate. What differs is the cache: the SDK gives every workflow instance a
-converter of its own, so a per-converter cache is empty at the start of every run and each run rebuilt the
+The wire format is `temporalio.contrib.pydantic`'s (`json/plain` payloads of pydantic JSON), so clients using
+`pydantic_data_converter` interoperate; only payloads between the workflow and its activities may also be
+`json/zlib` (the same JSON, deflated) when large. The other difference is the cache: the SDK gives every
+workflow instance a converter of its own, so a per-converter cache is empty at the start of every run and each run rebuilt the
 pydantic schemas of its input and activity results (tens of ms of CPU per run, and long enough under a burst of
 new runs to trip the SDK's deadlock detector). The adapters here are shared by every converter in the process.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import zlib
 from typing import Any
 
 import temporalio.api.common.v1
@@ -21,12 +23,18 @@ from temporalio.converter import (
     CompositePayloadConverter,
     DataConverter,
     DefaultPayloadConverter,
+    EncodingPayloadConverter,
     JSONPlainPayloadConverter,
 )
 
 from ._compact import compact
 
-__all__ = ('SharedPydanticPayloadConverter', 'data_converter', 'with_data_converter')
+__all__ = (
+    'COMPRESSED_ENCODING',
+    'SharedPydanticPayloadConverter',
+    'data_converter',
+    'with_data_converter',
+)
 
 _MAX_ADAPTERS = 1024
 
@@ -59,17 +67,66 @@ class _SharedJSONConverter(PydanticJSONPlainPayloadConverter):
         return type_adapter(Any if type_hint is None else type_hint).validate_json(payload.data)
 
 
+COMPRESSED_ENCODING = 'json/zlib'
+"""The encoding of an activity payload stored zlib-compressed (the JSON of `json/plain`, deflated)."""
+
+COMPRESS_FROM_BYTES = 1024
+"""Activity payloads at least this large are stored compressed when that makes them smaller."""
+
+_MIN_SAVING = 0.9  # kept plain unless compression saves at least a tenth
+
+
+class _CompressedJSONConverter(EncodingPayloadConverter):
+    """Activity inputs and results of the runtime's own types, compressed when they are large.
+
+    Model requests and tool results are most of a run's history and are text that deflates to a half or a
+    third. Only payloads between the workflow and its activities are compressed; what a run takes and returns,
+    and signals, updates and queries, stay plain JSON for any client.
+    """
+
+    def __init__(self, plain: _SharedJSONConverter) -> None:
+        self._plain = plain
+
+    @property
+    def encoding(self) -> str:
+        return COMPRESSED_ENCODING
+
+    def to_payload(self, value: Any) -> temporalio.api.common.v1.Payload | None:
+        if not (dataclasses.is_dataclass(value) and type(value).__module__.startswith('activities.')):
+            return None
+        plain = self._plain.to_payload(value)
+        if plain is None or len(plain.data) < COMPRESS_FROM_BYTES:
+            return plain
+        packed = zlib.compress(plain.data, 6)
+        if len(packed) > len(plain.data) * _MIN_SAVING:
+            return plain
+        return temporalio.api.common.v1.Payload(metadata={'encoding': COMPRESSED_ENCODING.encode()}, data=packed)
+
+    def from_payload(self, payload: temporalio.api.common.v1.Payload, type_hint: type | None = None) -> Any:
+        try:
+            data = zlib.decompress(payload.data)
+        except zlib.error as exc:
+            raise RuntimeError(f'A {COMPRESSED_ENCODING} payload is not valid zlib data: {exc}') from exc
+        return type_adapter(Any if type_hint is None else type_hint).validate_json(data)
+
+
 class SharedPydanticPayloadConverter(CompositePayloadConverter):
-    """`PydanticPayloadConverter`'s encodings, with pydantic type adapters shared process-wide."""
+    """`PydanticPayloadConverter`'s encodings, with pydantic type adapters shared process-wide.
+
+    Plus one encoding of its own, `json/zlib`, for large activity payloads (see `COMPRESS_FROM_BYTES`).
+    """
 
     def __init__(self) -> None:
         json_converter = _SharedJSONConverter()
-        super().__init__(
-            *(
-                json_converter if isinstance(c, JSONPlainPayloadConverter) else c
-                for c in DefaultPayloadConverter.default_encoding_payload_converters
-            )
-        )
+        converters: list[EncodingPayloadConverter] = []
+        for converter in DefaultPayloadConverter.default_encoding_payload_converters:
+            if isinstance(converter, JSONPlainPayloadConverter):
+                # Tried first for every value, it takes only the runtime's activity payloads.
+                converters.insert(0, _CompressedJSONConverter(json_converter))
+                converters.append(json_converter)
+            else:
+                converters.append(converter)
+        super().__init__(*converters)
 
 
 data_converter = DataConverter(payload_converter_class=SharedPydanticPayloadConverter)

@@ -14,11 +14,12 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import PydanticPayloadConverter, pydantic_data_converter
 from temporalio.converter import DataConverter, DefaultPayloadConverter, PayloadCodec
 
+from activities._types import CallToolOutput
 from agent import Agent
 from agent.models.test import TestModel
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, data_converter, with_data_converter
-from workflows._data_converter import SharedPydanticPayloadConverter, _cached_adapter
+from workflows._data_converter import COMPRESSED_ENCODING, SharedPydanticPayloadConverter, _cached_adapter
 
 echo_agent = Agent(TestModel(custom_output_text='echoed'), name='converter_echo')
 
@@ -92,3 +93,28 @@ async def test_the_worker_client_keeps_codecs_and_upgrades_only_stock_converters
     custom = Client(**{**client.config(), 'data_converter': DataConverter(payload_converter_class=Custom)})
     assert with_data_converter(custom) is custom
     assert with_data_converter(upgraded) is upgraded
+
+
+def test_large_activity_payloads_are_stored_compressed_and_read_back() -> None:
+    text = ' '.join(f'word{i % 97} of a long tool result' for i in range(200))
+    output = CallToolOutput(result=text)
+    [payload] = data_converter.payload_converter.to_payloads([output])
+    assert payload.metadata['encoding'] == COMPRESSED_ENCODING.encode()
+    assert len(payload.data) < len(text) / 3
+    assert data_converter.payload_converter.from_payloads([payload], [CallToolOutput]) == [output]
+
+
+def test_small_activity_payloads_and_run_results_stay_plain_json() -> None:
+    [small] = data_converter.payload_converter.to_payloads([CallToolOutput(result='short')])
+    assert small.metadata['encoding'] == b'json/plain'
+    big = AgentRunOutput(output='x ' * 5000, new_messages=[], run_id='r', conversation_id='c')
+    [result] = data_converter.payload_converter.to_payloads([big])
+    assert result.metadata['encoding'] == b'json/plain'  # what any client reads stays readable JSON
+    assert json.loads(result.data)['output'] == big.output
+
+
+def test_a_corrupt_compressed_payload_fails_with_a_clear_error() -> None:
+    payload = Payload(metadata={'encoding': COMPRESSED_ENCODING.encode()}, data=b'not zlib')
+    with pytest.raises(RuntimeError, match='encoding json/zlib could not be converted') as raised:
+        data_converter.payload_converter.from_payloads([payload], [CallToolOutput])
+    assert 'json/zlib payload is not valid zlib data' in str(raised.value.__cause__)

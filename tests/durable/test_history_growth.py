@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
+import zlib
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from agent.models.function import AgentInfo, FunctionModel
 from agent.usage import UsageLimits
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+from workflows._data_converter import COMPRESSED_ENCODING
 
 from .test_agent_workflow import scripted
 
@@ -128,7 +130,9 @@ async def model_request_inputs(client: Client, workflow_id: str) -> list[dict[st
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
             attributes = event.activity_task_scheduled_event_attributes
             if attributes.activity_type.name.endswith('.model_request'):
-                inputs.append(json.loads(attributes.input.payloads[0].data))
+                [payload] = attributes.input.payloads
+                compressed = payload.metadata['encoding'] == COMPRESSED_ENCODING.encode()
+                inputs.append(json.loads(zlib.decompress(payload.data) if compressed else payload.data))
     return inputs
 
 
