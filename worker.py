@@ -103,18 +103,31 @@ async def start_dev_server(
 
     `database` is a SQLite file that keeps runs across restarts (in memory without it); `ui` serves the
     Web UI on the server's port plus 1000, with a codec endpoint (`deploy.codec_server`) on a port of its own
-    so the UI shows compressed activity payloads as JSON.
+    so the UI shows compressed activity payloads as JSON; the endpoint runs in this process with its default
+    limits and answers only that UI's origin.
     """
     from temporalio.testing import WorkflowEnvironment
 
     extra: list[str] = []
+    port: int | None = None
     if ui:
+        import socket
+
         from deploy.codec_server import CodecServer
 
+        # The Web UI is on the server's port + 1000: the port is chosen here so that the codec endpoint (with
+        # its default limits) answers exactly that UI's origin, by either name a browser may use for it.
+        port = 65535
+        while port + 1000 > 65535:  # on some systems free ports go up to 65535, where the UI's could not
+            with socket.socket() as probe:
+                probe.bind(('127.0.0.1', 0))
+                port = int(probe.getsockname()[1])
+        origins = [f'http://{host}:{port + 1000}' for host in ('127.0.0.1', 'localhost')]
         # A daemon thread: it serves for as long as the process that runs the dev server.
-        extra += ['--ui-codec-endpoint', CodecServer().start().url]
+        extra += ['--ui-codec-endpoint', CodecServer(allowed_origins=origins).start().url]
     return await WorkflowEnvironment.start_local(
         namespace=namespace,
+        port=port,
         data_converter=converter,
         dev_server_existing_path=temporal_cli_path(),
         dev_server_database_filename=database,

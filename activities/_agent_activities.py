@@ -22,6 +22,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
 from temporalio import activity
 
 from agent import Agent
@@ -36,8 +37,9 @@ from agent.exceptions import UserError
 from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
-from ._errors import to_application_error
+from ._errors import configuration_error, to_application_error
 from ._event_streams import EventStreamHandler, HandlerStream, streamed_request, tool_events
+from ._handoff import handoff_activities
 from ._history_recovery import recover_from_history
 from ._message_store import message_hash, worker_store
 from ._names import (
@@ -47,10 +49,12 @@ from ._names import (
     model_request_activity_name,
     notify_activity_name,
 )
+from ._redaction import remember_model_key
 from ._remote_toolsets import RemoteToolsets
 from ._request_resolution import resolve_request
 from ._run_capabilities import RunCapabilities
 from ._stickiness import release_stickiness_on_retry
+from ._tool_result_size import check_result_size
 from ._tool_results import result_kind
 from ._types import (
     ActivityRunContext,
@@ -91,39 +95,55 @@ def agent_activities(
     ports = DirectPorts()
 
     def resolve_model(override: str | None) -> Model:
+        """The request's model, its key remembered for redaction (raises `UserError` for a model it cannot build)."""
         model = override or agent.model
         if model is None:
             raise UserError(f'Agent {name!r} has no model: register it with one or pass "model" in the run input.')
-        return infer_model(model)
+        resolved = infer_model(model)  # UserError for an unknown model or provider, or a missing key
+        remember_model_key(resolved)
+        return resolved
 
     def deps_of(raw: Any) -> Any:
         return deps_adapter.validate_python(raw) if deps_adapter is not None and raw is not None else raw
 
     def run_context(ctx_in: ActivityRunContext, model: Model | None = None) -> RunContext[Any]:
-        """The activity's `RunContext` (with the agent's own model unless the request names another)."""
-        if model is None and agent.model is not None:
-            model = resolve_model(None)
-        return ctx_in.to_run_context(agent=agent, model=model, deps=deps_of(ctx_in.deps))  # pyright: ignore[reportArgumentType]
+        """The activity's `RunContext` (with the agent's own model unless the request names another).
+
+        Raises:
+            ApplicationError: non-retryable, when the agent's model cannot be built or the deps do not validate:
+                every attempt would fail the same way, and callers may call this before their own conversion.
+        """
+        try:
+            if model is None and agent.model is not None:
+                model = resolve_model(None)
+            deps = deps_of(ctx_in.deps)
+        except UserError as exc:
+            raise configuration_error(exc) from exc
+        except ValidationError as exc:
+            problem = UserError(f"The run's deps do not validate as agent {name!r}'s deps_type: {exc}")
+            raise configuration_error(problem) from exc
+        return ctx_in.to_run_context(agent=agent, model=model, deps=deps)  # pyright: ignore[reportArgumentType]
 
     @activity.defn(name=model_request_activity_name(name))
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
         release_stickiness_on_retry()
-        resolved = resolve_request(inp)
-        if resolved is None and await recover_from_history(worker_store, resolve_request):
-            resolved = resolve_request(inp)  # the run's history had what this worker lacked
-        if resolved is None:
-            # This worker lacks something the input names: the workflow sends the request again in full.
-            return ModelRequestOutput(response=None, messages_missing=True)
-        messages, parameters = resolved
-        model = resolve_model(inp.model)
-        ctx = run_context(replace(inp.ctx, model_settings=inp.model_settings), model)
-        request_context = ModelRequestContext(
-            model=model,
-            messages=messages,
-            model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
-            model_request_parameters=parameters,
-        )
         try:
+            resolved = resolve_request(inp)
+            if resolved is None and await recover_from_history(worker_store, resolve_request):
+                resolved = resolve_request(inp)  # the run's history had what this worker lacked
+            if resolved is None:
+                # This worker lacks something the input names: the workflow sends the request again in full.
+                return ModelRequestOutput(response=None, messages_missing=True)
+            messages, parameters = resolved
+            # Inside the conversion: an unknown model or a missing key must fail the run, not retry forever.
+            model = resolve_model(inp.model)
+            ctx = run_context(replace(inp.ctx, model_settings=inp.model_settings), model)
+            request_context = ModelRequestContext(
+                model=model,
+                messages=messages,
+                model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
+                model_request_parameters=parameters,
+            )
             capability = await capabilities.for_activity(ctx)
             if event_stream_handler is None:
                 response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
@@ -135,7 +155,7 @@ def agent_activities(
                     )
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
-                raise converted from exc
+                raise converted from None  # history gets the fitted causes; the log must not show the original's key
             raise
         # Stamped as the run will stamp it, and kept here, so the next request can name it by hash.
         response.run_id = response.run_id or inp.ctx.run_id
@@ -159,12 +179,28 @@ def agent_activities(
                 tool = tools.get(inp.call.tool_name)
                 if tool is None:
                     raise UserError(f'Agent {name!r} has no tool {inp.call.tool_name!r} on this worker.')
-                execute = ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                timeout, attempt = tool.tool_def.timeout, activity.info().start_to_close_timeout
+                if timeout is not None and attempt is not None and timeout >= attempt.total_seconds():
+                    # Function tools are checked at build_worker; a toolset's tool is only known now.
+                    activity.logger.warning(
+                        'Tool %r has timeout=%s, but this activity attempt may take only %s: the attempt can time '
+                        'out first and be retried. Give the tool a longer start_to_close_timeout.',
+                        inp.call.tool_name,
+                        timeout,
+                        attempt,
+                    )
+
+                async def execute() -> Any:
+                    result = await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                    # Refused here, before it travels: a result over the limit would leave the run unreadable.
+                    check_result_size(result, inp.max_result_bytes)
+                    return result
+
                 if event_stream_handler is None:
-                    result = await with_heartbeats(execute)
+                    result = await with_heartbeats(execute())
                 else:
                     async with HandlerStream(event_stream_handler, ctx) as events:
-                        result = await with_heartbeats(tool_events(events, inp.call, lambda: execute))
+                        result = await with_heartbeats(tool_events(events, inp.call, execute))
             kind = result_kind(result)
             # A plain result is kept here too, so the next model request can name it instead of resending it.
             key = worker_store.add_content(result) if kind == 'value' else None
@@ -174,7 +210,7 @@ def agent_activities(
                 raise converted from exc
             raise
 
-    activities: list[Callable[..., Any]] = [model_request, call_tool]
+    activities: list[Callable[..., Any]] = [model_request, call_tool, *handoff_activities(name)]
     if remote is not None:
         for toolset_id in remote.ids:
             activities.extend(_toolset_activities(name, toolset_id, remote, run_context))
@@ -202,7 +238,7 @@ def _toolset_activities(
             tools = await remote.get_tools(toolset_id, run_context(ctx_in))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
-                raise converted from exc
+                raise converted from None  # history gets the fitted causes; the log must not show the original's key
             raise
         return [tool.tool_def for tool in tools.values()]
 
@@ -212,7 +248,7 @@ def _toolset_activities(
             return await remote.get_instructions(toolset_id, run_context(ctx_in))
         except Exception as exc:
             if (converted := to_application_error(exc)) is not None:
-                raise converted from exc
+                raise converted from None  # history gets the fitted causes; the log must not show the original's key
             raise
 
     return [list_tools, get_instructions]

@@ -4,36 +4,67 @@ A tool's `ModelRetry`, `ApprovalRequired` or `CallDeferred` is not a failure: it
 non-retryable `ApplicationError` whose `type` names it, and the workflow turns it back into the same
 exception so the agent graph handles it exactly as in-process. Provider HTTP errors keep their retry
 posture: 408/409/429/5xx are retried by Temporal (honouring `retry-after`), other statuses fail at once.
+A `UserError` (an unknown model, a missing key, an agent without a model) is the same on every attempt, so it
+fails at once too. Every failure leaves the activity fitted for history (`activities._fitted_failures`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, is_cancelled_exception
 
 from agent.exceptions import ApprovalRequired, CallDeferred, ModelHTTPError, ModelRetry, UserError
 
-__all__ = ('from_activity_error', 'to_application_error')
+from ._fitted_failures import MESSAGE_LIMIT, FittedFailure, cut, fitted_failure
+
+__all__ = ('configuration_error', 'from_activity_error', 'to_application_error')
 
 _SIGNALS = {'ModelRetry', 'ApprovalRequired', 'CallDeferred'}
 
 
 def to_application_error(error: Exception) -> ApplicationError | None:
-    """The `ApplicationError` to raise from an activity for `error`, or `None` to let it propagate as is."""
+    """The `ApplicationError` to raise from an activity for `error`, or `None` to let it propagate as is.
+
+    What it returns is fitted for history, its causes included (keys redacted, text cut to fit: see
+    `activities._fitted_failures`); any other error is returned fitted too when the SDK would write it too large or
+    with a key in it, keeping its type and retry posture.
+    """
+    if is_cancelled_exception(error):
+        return None  # a cancellation must reach the SDK as itself
+    if isinstance(error, UserError):
+        return configuration_error(error)
+    converted = _as_application_error(error)
+    if converted is None:
+        failure, changed = fitted_failure(error)
+        return FittedFailure(failure) if changed else None
+    converted.__cause__ = error
+    return FittedFailure(fitted_failure(converted)[0])
+
+
+def configuration_error(error: UserError) -> ApplicationError:
+    """`error`, a mistake in how the agent or the worker is set up, as a failure no retry will repeat."""
+    converted = ApplicationError(error.message, type='UserError', non_retryable=True)
+    converted.__cause__ = error
+    return FittedFailure(fitted_failure(converted)[0])
+
+
+def _as_application_error(error: Exception) -> ApplicationError | None:
     if isinstance(error, ModelRetry):
-        return ApplicationError(error.message, error.message, type='ModelRetry', non_retryable=True)
+        # The retry prompt travels in the details, which are left out whole if too large: cut it to fit instead.
+        message = cut(error.message, MESSAGE_LIMIT)
+        return ApplicationError(message, message, type='ModelRetry', non_retryable=True)
     if isinstance(error, ApprovalRequired):
         return ApplicationError('approval required', error.metadata, type='ApprovalRequired', non_retryable=True)
     if isinstance(error, CallDeferred):
         return ApplicationError('call deferred', error.metadata, type='CallDeferred', non_retryable=True)
-    if isinstance(error, UserError):
-        return ApplicationError(error.message, type='UserError', non_retryable=True)
     if isinstance(error, ModelHTTPError):
+        # 401/403 (a wrong key, no access) are not retryable: `retryable` admits only 408/409/429/5xx.
         delay = timedelta(seconds=error.retry_after) if error.retry_after else None
         return ApplicationError(
-            str(error),
+            str(error),  # the provider's body, redacted by the fitting with the rest of the failure
             error.status_code,
             type='ModelHTTPError',
             non_retryable=not error.retryable,
@@ -42,9 +73,15 @@ def to_application_error(error: Exception) -> ApplicationError | None:
     return None
 
 
-def from_activity_error(error: ActivityError) -> Exception | None:
+def from_activity_error(error: ActivityError) -> BaseException | None:
     """The run-loop signal an activity failure stands for, or `None` if it is a real failure."""
     cause = error.cause
+    if isinstance(cause, CancelledError):
+        # Cancelled because the workflow task awaiting it was (a tool's `timeout=` deadline, or the run itself):
+        # asyncio's own error lets `asyncio.timeout` tell its deadline expired, so the model gets the same retry
+        # prompt as in-process instead of the run failing with "Activity cancelled".
+        task = asyncio.current_task()
+        return asyncio.CancelledError() if task is not None and task.cancelling() else None
     if not isinstance(cause, ApplicationError) or cause.type not in _SIGNALS:
         return None
     detail: Any = cause.details[0] if cause.details else None

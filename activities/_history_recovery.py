@@ -18,7 +18,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
-from ._message_store import WorkerStore
+from ._handoff import HistoryPage
+from ._message_store import WorkerStore, message_hash
 from ._types import CallToolOutput, ModelRequestInput, ModelRequestOutput
 
 __all__ = ('recover_from_history',)
@@ -68,6 +69,11 @@ async def _replay_into(store: WorkerStore, client: Client, workflow_id: str, run
                 [output] = await converter.decode(payloads, [ModelRequestOutput])
                 if output.response is not None and output.response_key is not None:
                     store.messages.put(output.response_key, output.response)
+            elif kind == 'load':
+                # A page of the conversation handed over from the previous run (see `activities._handoff`).
+                [page] = await converter.decode(payloads, [HistoryPage])
+                for message in page.messages:
+                    store.messages.put(message_hash(message), message)
 
 
 def _activity_kind(event: HistoryEvent, scheduled: dict[int, str]) -> str | None:

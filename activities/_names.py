@@ -5,6 +5,8 @@ from __future__ import annotations
 __all__ = (
     'call_tool_activity_name',
     'get_instructions_activity_name',
+    'history_load_activity_name',
+    'history_stash_activity_name',
     'list_tools_activity_name',
     'model_request_activity_name',
     'notify_activity_name',
@@ -34,3 +36,13 @@ def list_tools_activity_name(agent_name: str, toolset_id: str) -> str:
 def get_instructions_activity_name(agent_name: str, toolset_id: str) -> str:
     """`agent.<agent>.toolset.<id>.get_instructions`: the instructions a networked toolset adds (an MCP server's)."""
     return f'agent.{agent_name}.toolset.{toolset_id}.get_instructions'
+
+
+def history_stash_activity_name(agent_name: str) -> str:
+    """`agent.<agent>.history.stash`: writes a conversation's messages into the run's history for its next run."""
+    return f'agent.{agent_name}.history.stash'
+
+
+def history_load_activity_name(agent_name: str) -> str:
+    """`agent.<agent>.history.load`: reads a page of the conversation an earlier run of the workflow ended with."""
+    return f'agent.{agent_name}.history.load'

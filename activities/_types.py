@@ -12,6 +12,7 @@ from agent.exceptions import UserError
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
+from ._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
 from ._tool_results import ResultKind
 
 __all__ = (
@@ -182,6 +183,8 @@ class CallToolInput:
     """The call being executed."""
     args: dict[str, Any]
     """The validated arguments."""
+    max_result_bytes: int = DEFAULT_MAX_TOOL_RESULT_BYTES
+    """A result whose JSON is larger is refused with a retry prompt (see `activities._tool_result_size`)."""
 
 
 @dataclass

@@ -47,7 +47,14 @@ if TYPE_CHECKING:
     from .models import Model, ModelRequestParameters
     from .toolsets import AbstractToolset
 
-__all__ = ('CallToolsNode', 'GraphAgentDeps', 'GraphAgentState', 'ModelRequestNode', 'UserPromptNode')
+__all__ = (
+    'CallToolsNode',
+    'GraphAgentDeps',
+    'GraphAgentState',
+    'ModelRequestNode',
+    'RunCheckpoint',
+    'UserPromptNode',
+)
 
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=str)
@@ -73,6 +80,28 @@ class GraphAgentState:
     """The run's id."""
     conversation_id: str = ''
     """The conversation's id."""
+
+
+@dataclass
+class RunCheckpoint:
+    """Where a run stood when it was suspended between two steps, to continue it elsewhere as the same run.
+
+    The messages travel separately: the run continues from a message history that ends with the request it was
+    about to send (see `RunPorts.resumed_run`).
+    """
+
+    run_id: str
+    """The run's id (kept, so the continued run is the same run)."""
+    run_step: int = 0
+    """Model requests made so far."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """Usage so far (limits apply to the whole run)."""
+    retries: int = 0
+    """Output retries used so far."""
+    tool_retries: dict[str, int] = field(default_factory=dict[str, int])
+    """Failures so far per tool."""
+    new_message_index: int = 0
+    """Where the run's own messages start in the history."""
 
 
 @dataclass(kw_only=True)

@@ -192,12 +192,16 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
     model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
     output_schema = _output_schema(setup)
     history = list(setup.message_history or [])
+    resumed = current_ports().resumed_run()
     state = GraphAgentState(
         message_history=history,
         usage=setup.usage if setup.usage is not None else RunUsage(),
-        run_id=uuid7(),
+        run_id=uuid7() if resumed is None else resumed.run_id,
         conversation_id=_resolve_conversation_id(setup.conversation_id, history),
     )
+    if resumed is not None:
+        state.usage = resumed.usage
+        state.run_step, state.retries, state.tool_retries = resumed.run_step, resumed.retries, resumed.tool_retries
     pending: list[PendingMessage] = []
     capability_list = [*agent.capabilities, *(setup.capabilities or [])]
     base_ctx = RunContext[Any](
@@ -221,7 +225,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         agent=agent,
         user_deps=setup.deps,
         prompt=setup.user_prompt,
-        new_message_index=len(history),
+        new_message_index=len(history) if resumed is None else resumed.new_message_index,
         model=model,
         run_model_settings=setup.model_settings,
         usage_limits=setup.usage_limits or UsageLimits(),

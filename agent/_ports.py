@@ -19,6 +19,7 @@ from ._model_request_context import ModelRequestContext
 from ._parts import ModelResponse, ToolCallPart
 
 if TYPE_CHECKING:
+    from ._agent_graph import RunCheckpoint
     from ._deferred import DeferredToolRequests, DeferredToolResults
     from ._run_context import RunContext
     from .capabilities import AbstractCapability
@@ -89,6 +90,15 @@ class RunPorts:
         list them through an activity.
         """
         return toolset
+
+    def resumed_run(self) -> RunCheckpoint | None:
+        """The checkpoint of a run to continue instead of starting a new one (`None`: start a new run).
+
+        A durable run that continued as new in the middle of a turn passes on its checkpoint this way; the run
+        then goes on with the same id, step count, usage and retries, from a history that ends with the request
+        it was about to send.
+        """
+        return None
 
     def ends_with_deferred_requests(self) -> bool:
         """Whether a run that stops waiting may end with `DeferredToolRequests` even if its output type lacks it.

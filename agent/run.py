@@ -14,6 +14,7 @@ from ._agent_graph import (
     GraphAgentDeps,
     GraphAgentState,
     ModelRequestNode,
+    RunCheckpoint,
     UserPromptNode,
     drain_pending,
 )
@@ -154,6 +155,18 @@ class AgentRun(Generic[DepsT, OutputT]):
     def usage(self) -> RunUsage:
         """Usage so far."""
         return self._state.usage
+
+    def checkpoint(self) -> RunCheckpoint:
+        """Where the run stands, to continue it elsewhere as the same run (see `RunPorts.resumed_run`)."""
+        state = self._state
+        return RunCheckpoint(
+            run_id=state.run_id,
+            run_step=state.run_step,
+            usage=state.usage,
+            retries=state.retries,
+            tool_retries=dict(state.tool_retries),
+            new_message_index=self._deps.new_message_index,
+        )
 
     async def next(self, node: AgentNodeT) -> AgentNodeT | End[FinalResult[OutputT]]:
         """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`)."""

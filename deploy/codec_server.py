@@ -8,7 +8,14 @@ this one inflates `json/zlib` payloads to `json/plain` and passes everything els
 python -m deploy.codec_server --port 8081        # then set the UI's codec endpoint to http://localhost:8081
 ```
 
-The embedded dev server (`worker.py --dev`, the demo) starts one and points its Web UI at it.
+Whoever can reach the endpoint can make it inflate what they send, so it is bounded: a request body is read
+only with a `Content-Length` of at most `max_body_bytes`, and payloads are inflated incrementally, never past
+`max_inflated_payload_bytes` each nor `max_inflated_request_bytes` together (a zlib bomb gets 413, not the
+process's memory). Browsers get CORS answers only on the origins listed (the local dev server's Web UI by
+default), never with credentials; with a `token` (or `CODEC_SERVER_TOKEN`), `/decode` and `/encode` also need
+`Authorization: Bearer <token>`, which the CLI sends with `--codec-auth`.
+
+The embedded dev server (`worker.py --dev`, the demo) starts one with these defaults, allowing its own Web UI.
 """
 
 from __future__ import annotations
@@ -16,24 +23,56 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import hmac
 import json
+import os
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 from workflows._data_converter import COMPRESSED_ENCODING
 
-__all__ = ('CodecError', 'CodecServer', 'decode_payloads', 'encode_payloads', 'main')
+__all__ = (
+    'DEFAULT_ALLOWED_ORIGINS',
+    'DEFAULT_MAX_BODY_BYTES',
+    'DEFAULT_MAX_INFLATED_PAYLOAD_BYTES',
+    'DEFAULT_MAX_INFLATED_REQUEST_BYTES',
+    'TOKEN_ENV_VAR',
+    'CodecError',
+    'CodecServer',
+    'PayloadTooLarge',
+    'decode_payloads',
+    'encode_payloads',
+    'main',
+)
 
 _PLAIN = base64.b64encode(b'json/plain').decode()
 _COMPRESSED = base64.b64encode(COMPRESSED_ENCODING.encode()).decode()
-_MAX_BODY = 64 * 1024 * 1024
+
+# Temporal refuses a payload over 2 MB, and the runtime's JSON deflates to a half or a third of its size, so a
+# real payload inflates to a few MB; a request carries the payloads of one event or a page of them.
+DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024
+"""The largest request body read, in bytes (8 MiB)."""
+DEFAULT_MAX_INFLATED_PAYLOAD_BYTES = 8 * 1024 * 1024
+"""The most one payload may inflate to, in bytes (8 MiB)."""
+DEFAULT_MAX_INFLATED_REQUEST_BYTES = 32 * 1024 * 1024
+"""The most the payloads of one request may inflate to together, in bytes (32 MiB)."""
+DEFAULT_ALLOWED_ORIGINS = ('http://localhost:8233', 'http://127.0.0.1:8233')
+"""The Web UI of `temporal server start-dev` on its default port, by either name a browser may use for it."""
+TOKEN_ENV_VAR = 'CODEC_SERVER_TOKEN'
+"""The environment variable the command line reads the bearer token from (`--token` overrides it)."""
 
 
 class CodecError(ValueError):
     """A request body that is not a list of payloads in Temporal's JSON form."""
+
+
+class PayloadTooLarge(CodecError):
+    """Payloads that would inflate past a limit of the endpoint."""
 
 
 def _payloads_of(body: Any) -> list[Any]:
@@ -43,9 +82,42 @@ def _payloads_of(body: Any) -> list[Any]:
     return payloads
 
 
-def decode_payloads(body: Any) -> dict[str, Any]:
-    """The `/decode` answer for a request body `{"payloads": [{"metadata": {...}, "data": "<base64>"}]}`."""
-    return {'payloads': [_decode(payload, index) for index, payload in enumerate(_payloads_of(body))]}
+def decode_payloads(
+    body: Any,
+    *,
+    max_inflated_payload_bytes: int = DEFAULT_MAX_INFLATED_PAYLOAD_BYTES,
+    max_inflated_request_bytes: int = DEFAULT_MAX_INFLATED_REQUEST_BYTES,
+) -> dict[str, Any]:
+    """The `/decode` answer for a request body `{"payloads": [{"metadata": {...}, "data": "<base64>"}]}`.
+
+    Raises:
+        PayloadTooLarge: if a payload would inflate past `max_inflated_payload_bytes`, or all of them together
+            past `max_inflated_request_bytes`; nothing is inflated past the limit.
+        CodecError: if the body is not payloads in Temporal's JSON form or a `json/zlib` payload does not inflate.
+    """
+    budget = max_inflated_request_bytes
+    decoded: list[Any] = []
+    for index, payload in enumerate(_payloads_of(body)):
+        limit = min(max_inflated_payload_bytes, budget)
+        data = _compressed_data(payload, index)
+        if data is None:
+            decoded.append(payload)
+            continue
+        inflated = _inflate(data, limit, index)
+        if inflated is None:
+            if limit == max_inflated_payload_bytes:
+                raise PayloadTooLarge(
+                    f'Payload {index} inflates to more than {limit} bytes, over the limit for one payload '
+                    '(--max-inflated-payload-bytes)'
+                )
+            raise PayloadTooLarge(
+                f'The payloads inflate to more than {max_inflated_request_bytes} bytes together, over the limit for '
+                'one request (--max-inflated-request-bytes)'
+            )
+        budget -= len(inflated)
+        metadata = {**payload['metadata'], 'encoding': _PLAIN}
+        decoded.append({**payload, 'metadata': metadata, 'data': base64.b64encode(inflated).decode()})
+    return {'payloads': decoded}
 
 
 def encode_payloads(body: Any) -> dict[str, Any]:
@@ -53,71 +125,203 @@ def encode_payloads(body: Any) -> dict[str, Any]:
     return {'payloads': _payloads_of(body)}
 
 
-def _decode(payload: Any, index: int) -> Any:
+def _compressed_data(payload: Any, index: int) -> bytes | None:
+    """The deflated bytes of a `json/zlib` payload, or `None` for a payload of another encoding."""
     if not isinstance(payload, dict):
         raise CodecError(f'Payload {index} is not a JSON object')
-    metadata = payload.get('metadata') or {}
-    if not isinstance(metadata, dict) or metadata.get('encoding') != _COMPRESSED:
-        return payload
+    metadata = cast(dict[str, Any], payload).get('metadata') or {}
+    if not isinstance(metadata, dict) or cast(dict[str, Any], metadata).get('encoding') != _COMPRESSED:
+        return None
     try:
-        data = zlib.decompress(base64.b64decode(str(payload.get('data', '')), validate=True))
-    except (binascii.Error, zlib.error) as exc:
+        return base64.b64decode(str(cast(dict[str, Any], payload).get('data', '')), validate=True)
+    except binascii.Error as exc:
         raise CodecError(f'Payload {index} says {COMPRESSED_ENCODING} but its data does not inflate: {exc}') from exc
-    return {**payload, 'metadata': {**metadata, 'encoding': _PLAIN}, 'data': base64.b64encode(data).decode()}
+
+
+def _inflate(data: bytes, limit: int, index: int) -> bytes | None:
+    """`data` inflated, or `None` if it inflates to more than `limit` bytes (found without inflating more)."""
+    inflater = zlib.decompressobj()
+    try:
+        inflated = inflater.decompress(data, limit + 1)
+    except zlib.error as exc:
+        raise CodecError(f'Payload {index} says {COMPRESSED_ENCODING} but its data does not inflate: {exc}') from exc
+    if len(inflated) > limit:
+        return None
+    if not inflater.eof:
+        raise CodecError(f'Payload {index} says {COMPRESSED_ENCODING} but its data does not inflate: it is truncated')
+    return inflated
+
+
+def _origins(origins: Iterable[str]) -> frozenset[str]:
+    """`origins` as browsers send them (`scheme://host[:port]`, lower case), or `'*'` for any."""
+    normalized: set[str] = set()
+    for origin in origins:
+        value = origin.strip().rstrip('/').lower()
+        parts = urlsplit(value)
+        if value != '*' and (parts.scheme not in ('http', 'https') or not parts.netloc or parts.path):
+            raise ValueError(f'{origin!r} is not an origin: use scheme://host[:port], e.g. http://localhost:8233')
+        normalized.add(value)
+    return frozenset(normalized)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    max_body_bytes: int
+    max_inflated_payload_bytes: int
+    max_inflated_request_bytes: int
+    allowed_origins: frozenset[str]
+    token: bytes | None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], settings: _Settings) -> None:
+        super().__init__(address, _Handler)
+        self.settings = settings
 
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = 'agent-codec/1'
+    # A client that sends less body than it announced holds a thread only this long.
+    timeout = 30
+
+    @property
+    def _settings(self) -> _Settings:
+        return cast(_Server, self.server).settings
 
     def _cors(self) -> None:
-        # The Web UI calls the endpoint from the browser, on another origin.
-        self.send_header('Access-Control-Allow-Origin', self.headers.get('Origin') or '*')
-        self.send_header('Access-Control-Allow-Credentials', 'true')
+        # The Web UI calls the endpoint from the browser, on another origin. Only listed origins get an answer,
+        # and never `Allow-Credentials`: the endpoint takes no cookies, its token travels in a header.
+        allowed = self._settings.allowed_origins
+        origin = (self.headers.get('Origin') or '').lower()
+        self.send_header('Vary', 'Origin')
+        if '*' in allowed:
+            self.send_header('Access-Control-Allow-Origin', '*')
+        elif origin in allowed:
+            self.send_header('Access-Control-Allow-Origin', origin)
+        else:
+            return
         self.send_header('Access-Control-Allow-Methods', 'POST, OPTIONS')
         self.send_header('Access-Control-Allow-Headers', 'Content-Type, X-Namespace, Authorization')
 
-    def _reply(self, status: int, body: dict[str, Any]) -> None:
+    def _reply(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self._cors()
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header('Content-Type', 'application/json')
         self.send_header('Content-Length', str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
     def do_OPTIONS(self) -> None:
+        # Browsers send the preflight without credentials, so it needs no token.
         self.send_response(200)
         self._cors()
         self.send_header('Content-Length', '0')
         self.end_headers()
 
     def do_POST(self) -> None:
+        if not self._authorized():
+            error = 'Send the endpoint\'s token as "Authorization: Bearer <token>"'
+            self._reply(401, {'error': error}, {'WWW-Authenticate': 'Bearer'})
+            return
         path = self.path.rstrip('/')
         if not path.endswith(('/decode', '/encode')):
             self._reply(404, {'error': f'Unknown path {self.path!r}: use /decode or /encode'})
             return
-        length = int(self.headers.get('Content-Length') or 0)
-        if length > _MAX_BODY:
-            self._reply(413, {'error': f'Request body over {_MAX_BODY} bytes'})
+        length = self._body_length()
+        if length is None:
             return
         try:
-            body = json.loads(self.rfile.read(length) or b'null')
-            answer = decode_payloads(body) if path.endswith('/decode') else encode_payloads(body)
-        except (json.JSONDecodeError, CodecError) as exc:
+            raw = self.rfile.read(length)
+        except TimeoutError:
+            return
+        settings = self._settings
+        try:
+            body = json.loads(raw or b'null')
+            if path.endswith('/encode'):
+                answer = encode_payloads(body)
+            else:
+                answer = decode_payloads(
+                    body,
+                    max_inflated_payload_bytes=settings.max_inflated_payload_bytes,
+                    max_inflated_request_bytes=settings.max_inflated_request_bytes,
+                )
+        except PayloadTooLarge as exc:
+            self._reply(413, {'error': str(exc)})
+            return
+        except (json.JSONDecodeError, RecursionError, CodecError) as exc:
             self._reply(400, {'error': str(exc)})
             return
         self._reply(200, answer)
+
+    def _authorized(self) -> bool:
+        token = self._settings.token
+        if token is None:
+            return True
+        scheme, _, given = (self.headers.get('Authorization') or '').partition(' ')
+        return scheme.lower() == 'bearer' and hmac.compare_digest(given.strip().encode(), token)
+
+    def _body_length(self) -> int | None:
+        """The announced body length, or `None` after refusing the request for it."""
+        limit = self._settings.max_body_bytes
+        announced = self.headers.get('Content-Length')
+        if announced is None:
+            self._reply(411, {'error': f'Send the body with a Content-Length of at most {limit} bytes'})
+            return None
+        if not (announced.isascii() and announced.strip().isdigit()):
+            self._reply(400, {'error': f'Content-Length {announced!r} is not a number of bytes'})
+            return None
+        length = int(announced)
+        if length > limit:
+            self._reply(
+                413, {'error': f'Request body of {length} bytes is over the limit of {limit} bytes (--max-body-bytes)'}
+            )
+            return None
+        return length
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # quiet: the UI polls the endpoint for every payload it shows
 
 
 class CodecServer:
-    """The codec endpoint on a background thread; `url` is what to give the UI (`--ui-codec-endpoint`)."""
+    """The codec endpoint on a background thread; `url` is what to give the UI (`--ui-codec-endpoint`).
 
-    def __init__(self, host: str = '127.0.0.1', port: int = 0) -> None:
-        self._server = ThreadingHTTPServer((host, port), _Handler)
-        self._server.daemon_threads = True
+    Args:
+        host: The address to listen on.
+        port: The port to listen on (0 for a free one).
+        max_body_bytes: The largest request body read; a longer one gets 413 unread.
+        max_inflated_payload_bytes: The most one `json/zlib` payload may inflate to (413 past it).
+        max_inflated_request_bytes: The most the payloads of one request may inflate to together (413 past it).
+        allowed_origins: The browser origins (`scheme://host[:port]`) that get CORS answers; `'*'` for any.
+        token: If set, `/decode` and `/encode` need `Authorization: Bearer <token>` (401 otherwise).
+
+    Raises:
+        ValueError: for an allowed origin that is not `'*'` nor `scheme://host[:port]`.
+    """
+
+    def __init__(
+        self,
+        host: str = '127.0.0.1',
+        port: int = 0,
+        *,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+        max_inflated_payload_bytes: int = DEFAULT_MAX_INFLATED_PAYLOAD_BYTES,
+        max_inflated_request_bytes: int = DEFAULT_MAX_INFLATED_REQUEST_BYTES,
+        allowed_origins: Iterable[str] = DEFAULT_ALLOWED_ORIGINS,
+        token: str | None = None,
+    ) -> None:
+        settings = _Settings(
+            max_body_bytes=max_body_bytes,
+            max_inflated_payload_bytes=max_inflated_payload_bytes,
+            max_inflated_request_bytes=max_inflated_request_bytes,
+            allowed_origins=_origins(allowed_origins),
+            token=token.encode() if token else None,
+        )
+        self._server = _Server((host, port), settings)
         self._thread = threading.Thread(target=self._server.serve_forever, name='codec-server', daemon=True)
 
     @property
@@ -151,8 +355,35 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--host', default='127.0.0.1', help='address to listen on (default 127.0.0.1)')
     parser.add_argument('--port', type=int, default=8081, help='port to listen on (default 8081)')
+    parser.add_argument(
+        '--allow-origin',
+        action='append',
+        dest='origins',
+        metavar='ORIGIN',
+        help='a browser origin (scheme://host:port) of the Web UI, repeatable; "*" for any '
+        f'(default {" and ".join(DEFAULT_ALLOWED_ORIGINS)})',
+    )
+    parser.add_argument(
+        '--token',
+        default=os.environ.get(TOKEN_ENV_VAR),
+        help=f'require "Authorization: Bearer TOKEN" on /decode and /encode (default ${TOKEN_ENV_VAR}, unset: none)',
+    )
+    for flag, default, what in (
+        ('--max-body-bytes', DEFAULT_MAX_BODY_BYTES, 'largest request body read'),
+        ('--max-inflated-payload-bytes', DEFAULT_MAX_INFLATED_PAYLOAD_BYTES, 'most one payload may inflate to'),
+        ('--max-inflated-request-bytes', DEFAULT_MAX_INFLATED_REQUEST_BYTES, 'most one request may inflate to'),
+    ):
+        parser.add_argument(flag, type=int, default=default, help=f'the {what} (default {default})')
     args = parser.parse_args(argv)
-    server = CodecServer(args.host, args.port)
+    server = CodecServer(
+        args.host,
+        args.port,
+        max_body_bytes=args.max_body_bytes,
+        max_inflated_payload_bytes=args.max_inflated_payload_bytes,
+        max_inflated_request_bytes=args.max_inflated_request_bytes,
+        allowed_origins=args.origins or DEFAULT_ALLOWED_ORIGINS,
+        token=args.token,
+    )
     print(f'Codec endpoint on {server.url}', flush=True)
     server.serve_forever()
 

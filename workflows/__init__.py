@@ -9,7 +9,15 @@ from ._approval_policy import ApprovalPolicy
 from ._data_converter import data_converter, with_data_converter
 from ._durable_agent import DeferredNotifier, DurableAgent
 from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
-from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, DeferredNotice, MessagePage, RunStatus
+from ._types import (
+    AgentRunInput,
+    AgentRunOutput,
+    ConversationMessage,
+    DeferredNotice,
+    MessagePage,
+    Rejection,
+    RunStatus,
+)
 
 __all__ = (
     'ActivityOptions',
@@ -22,6 +30,7 @@ __all__ = (
     'DeferredNotifier',
     'DurableAgent',
     'MessagePage',
+    'Rejection',
     'RunStatus',
     'conversation_workflow_id',
     'data_converter',

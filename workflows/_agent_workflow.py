@@ -13,36 +13,44 @@ Deferred tool results arrive by the `submit_deferred_tool_results` signal or the
 `resolve_deferred_tools` update (whose validator rejects unknown or already-resolved ids before
 anything is written to history). The `pending_deferred_tools` and `status` queries show where the
 run is.
+
+Everything a client sends is validated by the workflow itself (see `workflows._door`): a bad start fails the
+run at once with what was wrong, a bad update is rejected before it reaches history, and the parts of a signal
+that cannot be used are listed in the `status` query while its valid parts are applied. No workflow task is
+ever retried because of what a client sent.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
+from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
-from temporalio.worker.workflow_sandbox import RestrictedWorkflowAccessError
 from temporalio.workflow import ContinueAsNewError
 
 with workflow.unsafe.imports_passed_through():
+    from agent._agent_graph import ModelRequestNode, RunCheckpoint
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._env import RunEnvironment, use_environment
     from agent._parts import ModelMessage
     from agent._ports import use_ports
-    from agent._serialization import serializable_deps_adapter
     from agent._threads import INLINE, use_thread_executor
-    from agent.exceptions import AgentRunError, UserError
     from agent.graph import End
     from agent.usage import RunUsage
 
+    from ._data_converter import PayloadDecodeError
+    from ._door import InvalidInput, parse_deferred_results, parse_one, validate_json_value
+    from ._handoff import carry_history, load_history
     from ._ports import WorkflowPorts
     from ._registry import get_durable_agent
     from ._result_size import fit_result, message_page
     from ._stand_in_model import StandInModel
-    from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
+    from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, Rejection, RunStatus
 
 __all__ = ('AgentWorkflow', 'conversation_workflow_id')
 
@@ -61,38 +69,79 @@ class _Turn:
 
 
 def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
-    """Deterministic failures become non-retryable workflow failures instead of retrying the task forever."""
-    if isinstance(exc, UserError | AgentRunError):
-        return ApplicationError(f'{type(exc).__name__}: {exc}', type=type(exc).__name__, non_retryable=True)
-    if isinstance(exc, RestrictedWorkflowAccessError):
-        return ApplicationError(
-            f'Workflow-side code tried to do I/O ({exc}). Hooks, instructions and prepare functions run in the '
-            'workflow and must be deterministic. Do I/O in tools, or in model-request/tool-execute hooks (which '
-            "run in activities; a capability that moved one with hook_sides={...: 'workflow'} must move it back).",
-            type='WorkflowSideIO',
-            non_retryable=True,
+    """Deterministic failures become non-retryable workflow failures instead of retrying the task forever.
+
+    The run's failure names its cause in its first line and is fitted to Temporal's limits (see `workflows._failures`).
+    """
+    from ._failures import as_workflow_failure
+
+    return as_workflow_failure(exc)
+
+
+MAX_REJECTIONS_KEPT = 20
+"""How many rejected signal parts the `status` query lists (the newest)."""
+
+_RUN_INPUT = 'The AgentWorkflow input'
+_INPUT_HINT = (
+    ' Start AgentWorkflow with one JSON object such as {"agent": "<registered name>", "prompt": "..."}; '
+    'the README\'s "Durable runs" section lists every field.'
+)
+
+
+def _invalid_input(message: str) -> ApplicationError:
+    return ApplicationError(message, type='InvalidInput', non_retryable=True)
+
+
+def _check_input(inp: AgentRunInput) -> None:
+    if inp.idle_timeout_seconds is not None and not inp.idle_timeout_seconds > 0:
+        raise InvalidInput(
+            f'{_RUN_INPUT} is invalid: idle_timeout_seconds must be positive, got {inp.idle_timeout_seconds}'
         )
-    return None
+    if inp.max_turns_per_run is not None and inp.max_turns_per_run < 1:
+        raise InvalidInput(
+            f'{_RUN_INPUT} is invalid: max_turns_per_run must be at least 1, got {inp.max_turns_per_run}'
+        )
 
 
-@workflow.defn(name='AgentWorkflow')
+@workflow.defn(name='AgentWorkflow', failure_exception_types=[PayloadDecodeError])
 class AgentWorkflow:
-    """Runs a registered agent durably."""
+    """Runs a registered agent durably.
+
+    The run, signal and update handlers take what clients send as plain JSON (`*args`) and validate it
+    themselves, so a malformed input fails the run or is rejected instead of retrying a workflow task forever.
+    """
 
     @workflow.init
-    def __init__(self, inp: AgentRunInput) -> None:
+    def __init__(self, *args: Any) -> None:
         self._ports: WorkflowPorts | None = None
         self._status = RunStatus()
         self._early = DeferredToolResults()
-        self._conversation = inp.conversation
         self._turns: deque[_Turn] = deque()
         self._closing = False
         self._new_messages: list[ModelMessage] = []
+        self._deps: Any = None
+        self._turn_count = 0  # agent runs started by this workflow run (turns of a conversation)
+        self._loaded: list[ModelMessage] = []  # the conversation handed over by the previous run, if by reference
+        self._input: AgentRunInput | None = None
+        self._input_error: str | None = None
+        try:
+            inp = parse_one(args, AgentRunInput, _RUN_INPUT)
+            _check_input(inp)
+            self._input = inp
+        except InvalidInput as exc:
+            self._input_error = str(exc)
+        self._conversation = self._input is not None and self._input.conversation
 
     @workflow.run
-    async def run(self, inp: AgentRunInput) -> AgentRunOutput:
-        """Run the agent named in `inp` to completion."""
+    async def run(self, *args: Any) -> AgentRunOutput:
+        """Run the agent named in the input (one `AgentRunInput` object) to completion."""
+        inp = self._input
+        if inp is None:
+            self._status.state = 'failed'
+            raise _invalid_input(f'{self._input_error}.{_INPUT_HINT}')
         try:
+            self._deps = self._validated_deps(inp)
+            inp = await self._take_handoff(inp)
             output = await (self._converse(inp) if inp.conversation else self._run(inp))
         except ContinueAsNewError:
             raise
@@ -105,6 +154,41 @@ class AgentWorkflow:
         self._status.state = 'completed'
         self._new_messages = output.new_messages
         return fit_result(output)
+
+    async def _take_handoff(self, inp: AgentRunInput) -> AgentRunInput:
+        """`inp` with the conversation an earlier run handed over by reference read back into `message_history`."""
+        if inp.held_results is not None:
+            self._early.update(inp.held_results)
+        if inp.history_from is None:
+            return inp
+        self._loaded = await load_history(inp.agent, inp.history_from)
+        return replace(inp, message_history=[*self._loaded, *(inp.message_history or [])], history_from=None)
+
+    async def _continue_as_new(
+        self, inp: AgentRunInput, history: list[ModelMessage], start: int, **changes: Any
+    ) -> bool:
+        """Continue as new with `history` (by reference when large); `False` if a message arrived meanwhile.
+
+        `history[:start]` is already in this run's history. Called only at consistent points: between turns, or
+        between the steps of a run.
+        """
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        carried, handoff = await carry_history(inp.agent, history, start)
+        if self._turns or not workflow.all_handlers_finished():
+            return False  # a turn came in while the history was written: take it first
+        held = self._ports.early if self._ports is not None else self._early
+        workflow.continue_as_new(
+            replace(
+                inp,
+                prompt=None,
+                message_history=carried,
+                history_from=handoff,
+                deferred_tool_results=None,
+                checkpoint=None,
+                held_results=held if held.tool_call_ids else None,
+                **changes,
+            )
+        )
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
@@ -123,13 +207,7 @@ class AgentWorkflow:
         while True:
             if not self._turns and self._time_to_continue_as_new(inp, turns):
                 # A consistent point: between turns, nothing pending; the history travels to the next run.
-                await workflow.wait_condition(workflow.all_handlers_finished)
-                workflow.continue_as_new(
-                    replace(
-                        inp, prompt=None, message_history=history, deferred_tool_results=None,
-                        conversation_id=conversation_id,
-                    )
-                )  # fmt: skip
+                await self._continue_as_new(inp, history, start, conversation_id=conversation_id)
             self._status.state = 'awaiting_message'
             try:
                 await workflow.wait_condition(lambda: bool(self._turns) or self._closing, timeout=idle)
@@ -164,25 +242,53 @@ class AgentWorkflow:
         )
 
     @staticmethod
+    def _time_to_continue_mid_run(inp: AgentRunInput, steps: int) -> bool:
+        if inp.max_steps_per_run is not None and steps >= inp.max_steps_per_run:
+            return True
+        return steps > 0 and workflow.info().is_continue_as_new_suggested()
+
+    @staticmethod
     def _time_to_continue_as_new(inp: AgentRunInput, turns: int) -> bool:
         if inp.max_turns_per_run is not None and turns >= inp.max_turns_per_run:
             return True
         return turns > 0 and workflow.info().is_continue_as_new_suggested()
 
+    @staticmethod
+    def _validated_deps(inp: AgentRunInput) -> Any:
+        """The run's deps as the agent's `deps_type` (checked once, before anything runs).
+
+        Raises:
+            ApplicationError: a non-retryable `InvalidInput` naming what does not fit.
+        """
+        agent = get_durable_agent(inp.agent, workflow.info().task_queue).agent
+        if agent.deps_type is type(None) or inp.deps is None:
+            return inp.deps
+        try:
+            # The worker checked at start-up that the type serializes (see `serializable_deps_adapter`).
+            return validate_json_value(inp.deps, agent.deps_type, _RUN_INPUT, 'deps.')
+        except InvalidInput as exc:
+            raise _invalid_input(f'{exc}. The agent {inp.agent!r} takes deps of type {agent.deps_type!r}.') from None
+
     async def _run(self, inp: AgentRunInput) -> AgentRunOutput:
         durable = get_durable_agent(inp.agent, workflow.info().task_queue)
         agent = durable.agent
-        deps: Any = inp.deps
-        if agent.deps_type is not type(None) and deps is not None:
-            deps = serializable_deps_adapter(agent.deps_type, agent_name=inp.agent).validate_python(deps)
+        deps: Any = self._deps
+        self._turn_count += 1
         self._ports = ports = WorkflowPorts(
             inp.agent,
             inp.model,
             policy=inp.approval_policy or durable.approval_policy,
             notify=durable.notifier is not None,
             durable=durable,
+            turn=self._turn_count,
+            checkpoint=inp.checkpoint,
+            known_messages=self._loaded,
+            reject=lambda refused: self._reject(
+                [Rejection('submit_deferred_tool_results', reason, call_id) for call_id, reason in refused]
+            ),
         )
         ports.hold_early(self._early)
+        self._early = DeferredToolResults()
         rng = workflow.random()
         environment = RunEnvironment(now=workflow.now, random_bits=rng.getrandbits)
         with use_environment(environment), use_ports(ports), use_thread_executor(INLINE):
@@ -199,10 +305,28 @@ class AgentWorkflow:
                 infer_name=False,
             ) as agent_run:
                 node = agent_run.next_node
+                first_step = agent_run.state.run_step
+                checkpoint: RunCheckpoint | None = None
+                carried: list[ModelMessage] = []
                 while not isinstance(node, End):
                     node = await agent_run.next(node)
                     self._status.step = agent_run.state.run_step
                     self._status.usage = agent_run.usage()
+                    if (
+                        isinstance(node, ModelRequestNode)
+                        and not inp.conversation
+                        and self._time_to_continue_mid_run(inp, agent_run.state.run_step - first_step)
+                    ):
+                        # Between two steps: the run's state is its checkpoint plus the request it was about to send.
+                        checkpoint = agent_run.checkpoint()
+                        carried = [*agent_run.all_messages(), node.request]
+                        break
+        if checkpoint is not None:
+            # Leaving the run's block above cancelled its run-level hooks; the next workflow run starts them again.
+            start = len(inp.message_history or [])
+            await self._continue_as_new(
+                inp, carried, start, checkpoint=checkpoint, conversation_id=agent_run.ctx.conversation_id
+            )
         result = agent_run.result
         assert result is not None
         return AgentRunOutput(
@@ -214,8 +338,9 @@ class AgentWorkflow:
         )
 
     @workflow.update(name='send_message')
-    async def send_message(self, message: ConversationMessage) -> AgentRunOutput:
-        """A new user turn in a conversation; returns that turn's result."""
+    async def send_message(self, *args: Any) -> AgentRunOutput:
+        """A new user turn in a conversation (one `ConversationMessage`); returns that turn's result."""
+        message = parse_one(args, ConversationMessage, 'The send_message input')
         turn = _Turn(message.prompt)
         self._turns.append(turn)
         await workflow.wait_condition(lambda: turn.done)
@@ -225,42 +350,68 @@ class AgentWorkflow:
         return fit_result(turn.result)
 
     @send_message.validator
-    def _validate_message(self, message: ConversationMessage) -> None:
+    def _validate_message(self, *args: Any) -> None:
         if not self._conversation:
             raise ValueError('This run is not a conversation: start it with "conversation": true to send messages.')
         if self._closing:
             raise ValueError('The conversation is closing and takes no more messages.')
+        parse_one(args, ConversationMessage, 'The send_message input')
 
     @workflow.signal(name='close_conversation')
-    def close_conversation(self) -> None:
-        """End the conversation once queued turns are done."""
+    def close_conversation(self, *args: Any) -> None:
+        """End the conversation once queued turns are done (any input is ignored)."""
         self._closing = True
 
     @workflow.signal(name='submit_deferred_tool_results')
-    def submit_deferred_tool_results(self, results: DeferredToolResults) -> None:
-        """Deliver results for deferred tool calls; results that arrive before their calls are pending are kept."""
-        if self._ports is None or self._ports.pending is None:
-            # Nothing is waiting yet (a reviewer can be faster than the model): keep them for later.
-            if self._ports is None:
+    def submit_deferred_tool_results(self, *args: Any) -> None:
+        """Deliver results for deferred tool calls (one `DeferredToolResults`).
+
+        Each tool call's entry stands on its own: valid ones are applied (kept for later if their calls are not
+        pending yet: a reviewer can be faster than the model), and the rest are listed in `status().rejected`.
+        """
+        handler = 'submit_deferred_tool_results'
+        try:
+            results, rejected = parse_deferred_results(args, handler)
+        except InvalidInput as exc:
+            self._reject([Rejection(handler, str(exc))])
+            return
+        self._reject(rejected)
+        ports = self._ports
+        if ports is None or ports.pending is None:
+            if ports is None:
                 self._early.update(results)
             else:
-                self._ports.hold_early(results)
+                ports.hold_early(results)
             return
-        try:
-            self._ports.check_results(results)
-        except ValueError as exc:
-            workflow.logger.warning('Ignoring deferred tool results: %s', exc)
-            return
-        self._ports.add_results(results)
+        accepted, refused = ports.partition_results(results)
+        self._reject([Rejection(handler, reason, call_id) for call_id, reason in refused])
+        ports.add_results(accepted)
+
+    @workflow.signal(dynamic=True)
+    def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """A signal this workflow does not take: recorded as rejected instead of waiting in a buffer forever."""
+        self._reject(
+            [Rejection(name, f'Unknown signal {name!r}; AgentWorkflow takes submit_deferred_tool_results and '
+                       'close_conversation')]
+        )  # fmt: skip
+
+    def _reject(self, rejections: list[Rejection]) -> None:
+        for rejection in rejections:
+            workflow.logger.warning('Rejected part of %s: %s', rejection.handler, rejection.reason)
+        kept = self._status.rejected
+        kept.extend(rejections)
+        del kept[:-MAX_REJECTIONS_KEPT]
 
     @workflow.update(name='resolve_deferred_tools')
-    def resolve_deferred_tools(self, results: DeferredToolResults) -> DeferredToolRequests | None:
-        """Deliver results for pending deferred tool calls; returns what is still pending."""
+    def resolve_deferred_tools(self, *args: Any) -> DeferredToolRequests | None:
+        """Deliver results for pending deferred tool calls (one `DeferredToolResults`); returns what still waits."""
         assert self._ports is not None
+        results = parse_one(args, DeferredToolResults, 'The resolve_deferred_tools input')
         return self._ports.add_results(results)
 
     @resolve_deferred_tools.validator
-    def _validate_resolution(self, results: DeferredToolResults) -> None:
+    def _validate_resolution(self, *args: Any) -> None:
+        results = parse_one(args, DeferredToolResults, 'The resolve_deferred_tools input')
         if self._ports is None:
             raise ValueError('The run is not waiting for deferred tool results yet.')
         self._ports.check_results(results)
@@ -282,5 +433,5 @@ class AgentWorkflow:
         """Where the run is: state, step and usage."""
         waiting = self._ports is not None and self._ports.pending is not None
         if self._status.state == 'running' and waiting:
-            return RunStatus(state='awaiting_deferred_tools', step=self._status.step, usage=self._status.usage)
+            return replace(self._status, state='awaiting_deferred_tools')
         return self._status

@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import zlib
+from collections.abc import Sequence
 from typing import Any
 
+import pydantic
 import temporalio.api.common.v1
 from pydantic import TypeAdapter
 from temporalio.client import Client
@@ -32,12 +34,21 @@ from ._compact import compact
 
 __all__ = (
     'COMPRESSED_ENCODING',
+    'PayloadDecodeError',
     'SharedPydanticPayloadConverter',
     'data_converter',
     'with_data_converter',
 )
 
 _MAX_ADAPTERS = 1024
+
+
+class PayloadDecodeError(ValueError):
+    """A payload decoded without a type hint that is not what its encoding says (e.g. `json/plain` but not JSON).
+
+    Raised only for untyped decoding, which is how `AgentWorkflow` takes what clients send (see `workflows._door`);
+    the workflow lists it as a failure exception type, so such a payload fails the run instead of its task.
+    """
 
 
 @functools.lru_cache(maxsize=_MAX_ADAPTERS)
@@ -65,7 +76,13 @@ class _SharedJSONConverter(PydanticJSONPlainPayloadConverter):
         return super().to_payload(value)
 
     def from_payload(self, payload: temporalio.api.common.v1.Payload, type_hint: type | None = None) -> Any:
-        return type_adapter(Any if type_hint is None else type_hint).validate_json(payload.data)
+        if type_hint is not None:
+            return type_adapter(type_hint).validate_json(payload.data)
+        try:
+            return type_adapter(Any).validate_json(payload.data)
+        except pydantic.ValidationError as exc:
+            error = exc.errors(include_url=False)[0]
+            raise PayloadDecodeError(f'A json/plain payload is not valid JSON: {error["msg"]}') from None
 
 
 COMPRESSED_ENCODING = 'json/zlib'
@@ -128,6 +145,19 @@ class SharedPydanticPayloadConverter(CompositePayloadConverter):
             else:
                 converters.append(converter)
         super().__init__(*converters)
+
+    def from_payloads(
+        self, payloads: Sequence[temporalio.api.common.v1.Payload], type_hints: list[type] | None = None
+    ) -> list[Any]:
+        """Decode `payloads`; untyped ones that cannot be decoded at all raise `PayloadDecodeError`."""
+        try:
+            return super().from_payloads(payloads, type_hints)
+        except (KeyError, RuntimeError) as exc:
+            if type_hints:
+                raise
+            # An unknown encoding (KeyError) or a converter's own failure (wrapped in RuntimeError by the SDK).
+            reason = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc.__cause__ or exc)
+            raise PayloadDecodeError(f'A payload could not be decoded: {reason}') from None
 
 
 data_converter = DataConverter(payload_converter_class=SharedPydanticPayloadConverter)

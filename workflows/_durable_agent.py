@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, cast
 
 from activities._event_streams import EventStreamHandler
+from activities._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
 from activities._types import DeferredNotice
 from agent import Agent, UserError
 
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
+from ._result_size import RESULT_MESSAGES_BUDGET
 
 __all__ = ('DeferredNotifier', 'DurableAgent')
 
@@ -38,6 +41,10 @@ class DurableAgent:
     event_stream_handler: EventStreamHandler | None = None
     """Receives the events of each model request (streamed from the provider) and tool call, in the activity
     where they happen; the agent's own `event_stream_handler` when not set."""
+    max_tool_result_bytes: int = DEFAULT_MAX_TOOL_RESULT_BYTES
+    """Bytes of JSON one tool result may take. A larger one is refused at that call with a retry prompt naming
+    its size and the limit (counted against the tool's retries), so no run completes with messages too large for
+    a client to read (see `activities._tool_result_size`). At most `RESULT_MESSAGES_BUDGET`."""
 
     @property
     def activity_event_stream_handler(self) -> EventStreamHandler | None:
@@ -48,10 +55,16 @@ class DurableAgent:
         """Check the options when the agent is registered.
 
         Raises:
-            UserError: naming the agent and what is wrong (bad timeouts, options for a tool it does not have).
+            UserError: naming the agent and what is wrong (bad timeouts, options for a tool it does not have, a
+                tool timeout its activity would cut short, a tool result limit a payload cannot carry).
         """
         self.model_activity.check(f'Agent {name!r} model_activity')
         self.tool_activity.check(f'Agent {name!r} tool_activity')
+        if not 0 < self.max_tool_result_bytes <= RESULT_MESSAGES_BUDGET:
+            raise UserError(
+                f'Agent {name!r}: max_tool_result_bytes must be between 1 and {RESULT_MESSAGES_BUDGET} (what one '
+                f'result or query reply carries under the Temporal payload limit), not {self.max_tool_result_bytes}'
+            )
         known = _static_tool_names(self.agent)
         for tool, options in self.tool_activities.items():
             if known is not None and tool not in known:
@@ -60,10 +73,32 @@ class DurableAgent:
                     f'its tools are: {", ".join(sorted(known)) or "(none)"}'
                 )
             options.check(f'Agent {name!r} tool_activities[{tool!r}]')
+        for tool, timeout in _static_tool_timeouts(self.agent).items():
+            # The tool's deadline is a workflow timer; an attempt cut short first would be retried instead.
+            attempt = self.options_for_tool(tool).start_to_close_timeout
+            if timedelta(seconds=timeout) >= attempt:
+                raise UserError(
+                    f'Agent {name!r}: tool {tool!r} has timeout={timeout:g} seconds, but its activity has a '
+                    f'start_to_close_timeout of {attempt.total_seconds():g} seconds, which would end the attempt '
+                    f'first. Give it more: tool_activities={{{tool!r}: ActivityOptions(start_to_close_timeout=...)}}'
+                )
 
     def options_for_tool(self, tool_name: str) -> ActivityOptions:
         """The activity options of one tool."""
         return self.tool_activities.get(tool_name, self.tool_activity)
+
+
+def _static_tool_timeouts(agent: Agent[Any, Any]) -> dict[str, float]:
+    """The timeouts of the agent's function tools that have one."""
+    from agent.toolsets import FunctionToolset
+
+    timeouts: dict[str, float] = {}
+    toolsets: list[Any] = list(agent.toolsets)
+    for toolset in toolsets:
+        if isinstance(toolset, FunctionToolset):
+            tools: dict[str, Any] = cast(dict[str, Any], toolset.tools)
+            timeouts.update({name: tool.timeout for name, tool in tools.items() if tool.timeout is not None})
+    return timeouts
 
 
 def _static_tool_names(agent: Agent[Any, Any]) -> set[str] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -11,6 +12,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from activities._errors import from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
 from activities._remote_toolsets import is_remote_toolset
+from activities._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
 from activities._tool_results import decode_tool_result
 from activities._types import (
     ActivityRunContext,
@@ -20,10 +22,11 @@ from activities._types import (
     ModelRequestInput,
     ModelRequestOutput,
 )
+from agent._agent_graph import RunCheckpoint
 from agent._content import ToolReturn
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._model_request_context import ModelRequestContext
-from agent._parts import ModelResponse, ToolCallPart
+from agent._parts import ModelMessage, ModelResponse, ToolCallPart
 from agent._ports import RunPorts
 from agent._run_context import RunContext
 from agent.capabilities import (
@@ -34,6 +37,7 @@ from agent.capabilities import (
 )
 from agent.toolsets import AbstractToolset
 
+from ._activity_ids import ActivityIds
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
@@ -56,8 +60,14 @@ class WorkflowPorts(RunPorts):
         policy: ApprovalPolicy | None = None,
         notify: bool = False,
         durable: DurableAgent | None = None,
+        reject: Callable[[list[tuple[str, str]]], None] | None = None,
+        turn: int = 0,
+        checkpoint: RunCheckpoint | None = None,
+        known_messages: list[ModelMessage] | None = None,
     ) -> None:
         self.agent_name = agent_name
+        self.reject = reject or (lambda refused: None)
+        """Told of results that could not be used, as `(tool call id, reason)` (the run's status lists them)."""
         self.model_override = model_override
         self.policy = policy or ApprovalPolicy()
         self.notify = notify
@@ -69,12 +79,17 @@ class WorkflowPorts(RunPorts):
         # Messages, tool results and parameters are sent to model activities once, then named by hash.
         self._encoder = RequestEncoder()
         self._end_requested = False
+        self.activity_ids = ActivityIds(turn)
+        self._checkpoint = checkpoint
+        if known_messages:
+            self._encoder.assume_sent(known_messages)
 
     async def _model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
         options = self.durable.model_activity if self.durable is not None else DEFAULT_MODEL_ACTIVITY
         return await workflow.execute_activity(
             model_request_activity_name(self.agent_name),
             inp,
+            activity_id=self.activity_ids.model_request(inp.ctx.run_step),
             result_type=ModelRequestOutput,
             start_to_close_timeout=options.start_to_close_timeout,
             heartbeat_timeout=options.heartbeat_timeout,
@@ -121,12 +136,14 @@ class WorkflowPorts(RunPorts):
         capability: AbstractCapability[Any],
     ) -> Any:
         options = self.durable.options_for_tool(call.tool_name) if self.durable is not None else DEFAULT_TOOL_ACTIVITY
+        limit = self.durable.max_tool_result_bytes if self.durable is not None else DEFAULT_MAX_TOOL_RESULT_BYTES
 
         async def call_activity(validated: dict[str, Any]) -> Any:
             try:
                 output = await workflow.execute_activity(
                     call_tool_activity_name(self.agent_name),
-                    CallToolInput(ctx=ActivityRunContext.from_run_context(ctx), call=call, args=validated),
+                    CallToolInput(ActivityRunContext.from_run_context(ctx), call, validated, max_result_bytes=limit),
+                    activity_id=self.activity_ids.tool_call(ctx.run_step, call.tool_call_id),
                     result_type=CallToolOutput,
                     start_to_close_timeout=options.start_to_close_timeout,
                     heartbeat_timeout=options.heartbeat_timeout,
@@ -197,7 +214,10 @@ class WorkflowPorts(RunPorts):
             reminder=reminder,
         )
         await workflow.execute_activity(
-            notify_activity_name(self.agent_name), notice, start_to_close_timeout=NOTIFY_TIMEOUT
+            notify_activity_name(self.agent_name),
+            notice,
+            activity_id=self.activity_ids.other(ctx.run_step, f'notify.{reminder}'),
+            start_to_close_timeout=NOTIFY_TIMEOUT,
         )
 
     def _on_timeout(self, requests: DeferredToolRequests) -> DeferredToolResults | None:
@@ -237,10 +257,16 @@ class WorkflowPorts(RunPorts):
             getattr(toolset, 'max_retries', 1),
             f'{toolset.label} (listed by activity)',
             include_instructions=bool(getattr(toolset, 'include_instructions', False)),
+            activity_ids=self.activity_ids,
         )
 
     def ends_with_deferred_requests(self) -> bool:
         return self._end_requested
+
+    def resumed_run(self) -> RunCheckpoint | None:
+        """The checkpoint of the agent run this workflow run continues (given to the first run started only)."""
+        checkpoint, self._checkpoint = self._checkpoint, None
+        return checkpoint
 
     def hold_early(self, results: DeferredToolResults) -> None:
         """Keep results that arrive before their calls are pending (a fast reviewer); they apply once they are."""
@@ -256,10 +282,55 @@ class WorkflowPorts(RunPorts):
             calls={k: v for k, v in early.calls.items() if k in ids},
             metadata={k: v for k, v in early.metadata.items() if k in ids},
         )
-        unmatched = sorted(early.tool_call_ids - ids)
+        unmatched = sorted((early.tool_call_ids | set(early.metadata)) - ids)
         if unmatched:
-            workflow.logger.warning('Dropping results for tool calls that never became pending: %s', unmatched)
+            self.reject(
+                [(call_id, f'Result for tool call {call_id!r}, which was not among the calls that became pending '
+                  f'({sorted(ids)}).') for call_id in unmatched]
+            )  # fmt: skip
         self.collected.update(matching)
+
+    def partition_results(self, results: DeferredToolResults) -> tuple[DeferredToolResults, list[tuple[str, str]]]:
+        """Split `results` into those for pending calls and `(tool call id, reason)` for the rest."""
+        if self.pending is None:
+            ids = sorted(results.tool_call_ids | set(results.metadata))
+            return DeferredToolResults(), [
+                (call_id, 'No tool calls are waiting for results in this run.') for call_id in ids
+            ]
+        remaining = self.pending.remaining(self.collected)
+        approval_ids = {call.tool_call_id for call in remaining.approvals} if remaining is not None else set[str]()
+        call_ids = {call.tool_call_id for call in remaining.calls} if remaining is not None else set[str]()
+        resolved = self.collected.tool_call_ids
+
+        def refusal(call_id: str, expected: set[str], other: set[str], label: str) -> str | None:
+            if call_id in expected:
+                return None
+            if call_id in resolved:
+                return f'Tool call {call_id!r} was already resolved.'
+            if call_id in other:
+                kind = 'calls' if label == 'approvals' else 'approvals'
+                return f'Tool call {call_id!r} waits for a result in {kind!r}, not in {label!r}.'
+            return f'Unknown tool call id {call_id!r}; pending ids: {sorted(approval_ids | call_ids)}'
+
+        accepted = DeferredToolResults()
+        refused: list[tuple[str, str]] = []
+        for label, entries, expected, other in (
+            ('approvals', results.approvals, approval_ids, call_ids),
+            ('calls', results.calls, call_ids, approval_ids),
+        ):
+            target: dict[str, Any] = getattr(accepted, label)
+            for call_id, value in entries.items():
+                reason = refusal(call_id, expected, other, label)
+                if reason is None:
+                    target[call_id] = value
+                else:
+                    refused.append((call_id, reason))
+        for call_id, meta in results.metadata.items():
+            if call_id in approval_ids | call_ids:
+                accepted.metadata[call_id] = meta
+            else:
+                refused.append((call_id, f'Metadata for tool call {call_id!r}, which is not pending.'))
+        return accepted, refused
 
     def check_results(self, results: DeferredToolResults) -> None:
         """Reject results for calls that are not pending (unknown or already resolved).
@@ -269,15 +340,9 @@ class WorkflowPorts(RunPorts):
         """
         if self.pending is None:
             raise ValueError('No tool calls are waiting for results in this run.')
-        remaining = self.pending.remaining(self.collected)
-        waiting = set(remaining.tool_call_ids) if remaining is not None else set()
-        resolved = self.collected.tool_call_ids
-        for call_id in sorted(results.tool_call_ids):
-            if call_id in resolved:
-                raise ValueError(f'Tool call {call_id!r} was already resolved.')
-            if call_id not in waiting:
-                raise ValueError(f'Unknown tool call id {call_id!r}; pending ids: {sorted(waiting)}')
-        self.pending.build_results(approvals=results.approvals, calls=results.calls, metadata=results.metadata)
+        _, refused = self.partition_results(results)
+        if refused:
+            raise ValueError(' '.join(reason for _, reason in refused))
 
     def add_results(self, results: DeferredToolResults) -> DeferredToolRequests | None:
         """Record results (already checked) and return what is still pending."""

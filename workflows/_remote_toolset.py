@@ -14,6 +14,8 @@ from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
 from agent.toolsets import AbstractToolset, ToolsetTool
 
+from ._activity_ids import ActivityIds
+
 __all__ = ('ActivityListedToolset',)
 
 LIST_TOOLS_TIMEOUT = timedelta(minutes=1)
@@ -30,9 +32,17 @@ class ActivityListedToolset(AbstractToolset[Any]):
     """
 
     def __init__(
-        self, agent_name: str, toolset_id: str, max_retries: int, label: str, *, include_instructions: bool = False
+        self,
+        agent_name: str,
+        toolset_id: str,
+        max_retries: int,
+        label: str,
+        *,
+        include_instructions: bool = False,
+        activity_ids: ActivityIds | None = None,
     ) -> None:
         self.agent_name = agent_name
+        self.activity_ids = activity_ids or ActivityIds(0)
         self.toolset_id = toolset_id
         self.max_retries = max_retries
         self.include_instructions = include_instructions
@@ -57,6 +67,7 @@ class ActivityListedToolset(AbstractToolset[Any]):
             tool_defs = self._tool_defs = await workflow.execute_activity(
                 list_tools_activity_name(self.agent_name, self.toolset_id),
                 ActivityRunContext.from_run_context(ctx),
+                activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.list_tools'),
                 result_type=list[ToolDefinition],
                 start_to_close_timeout=LIST_TOOLS_TIMEOUT,
                 retry_policy=LIST_TOOLS_RETRY,
@@ -76,6 +87,7 @@ class ActivityListedToolset(AbstractToolset[Any]):
             fetched: str | None = await workflow.execute_activity(
                 get_instructions_activity_name(self.agent_name, self.toolset_id),
                 ActivityRunContext.from_run_context(ctx),
+                activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.instructions'),
                 result_type=str | None,  # pyright: ignore[reportArgumentType]  (a union is a valid hint)
                 start_to_close_timeout=LIST_TOOLS_TIMEOUT,
                 retry_policy=LIST_TOOLS_RETRY,

@@ -39,6 +39,13 @@ class RequestEncoder:
             self._keys[id(message)] = cached
         return cached[1]
 
+    def assume_sent(self, messages: list[ModelMessage]) -> None:
+        """Messages the workers got another way (pages of a handed-over conversation): named, never inlined.
+
+        A worker without them rebuilds them from the run's history, where the pages are activity results.
+        """
+        self._sent.update(self.message_key(message) for message in messages)
+
     def tool_result(self, result: Any, key: str | None) -> None:
         """Note a tool activity's result and the key its worker kept it under."""
         if key is not None and not isinstance(result, (int, float, bool)) and result is not None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from activities._types import DeferredNotice
+from agent._agent_graph import RunCheckpoint
 from agent._content import UserContent
 from agent._deferred import DeferredToolResults
 from agent._parts import ModelMessage
@@ -13,7 +14,16 @@ from agent.usage import RunUsage, UsageLimits
 
 from ._approval_policy import ApprovalPolicy
 
-__all__ = ('AgentRunInput', 'AgentRunOutput', 'ConversationMessage', 'DeferredNotice', 'MessagePage', 'RunStatus')
+__all__ = (
+    'AgentRunInput',
+    'AgentRunOutput',
+    'ConversationMessage',
+    'DeferredNotice',
+    'HistoryHandoff',
+    'MessagePage',
+    'Rejection',
+    'RunStatus',
+)
 
 
 @dataclass
@@ -51,6 +61,28 @@ class AgentRunInput:
     """For conversations: end after this long without a message (`None` waits forever)."""
     max_turns_per_run: int | None = None
     """For conversations: continue as new after this many turns (also done whenever Temporal suggests it)."""
+    max_steps_per_run: int | None = None
+    """For runs that are not conversations: continue as new in the middle of the run after this many model
+    requests in one workflow run (also done whenever Temporal suggests it), so a run of any length finishes."""
+    history_from: HistoryHandoff | None = None
+    """Set by continue-as-new when the history is too large to carry: the conversation so far is the one this
+    earlier run of the workflow ended with (read back by activities), followed by `message_history`."""
+    checkpoint: RunCheckpoint | None = None
+    """Set by a run that continued as new in the middle of an agent run: continue that agent run."""
+    held_results: DeferredToolResults | None = None
+    """Set by continue-as-new: deferred tool results that arrived before their calls were pending."""
+
+
+@dataclass
+class HistoryHandoff:
+    """Names the earlier workflow run whose conversation a run continues (see `activities._handoff`)."""
+
+    workflow_id: str
+    """The workflow."""
+    run_id: str
+    """The earlier run."""
+    messages: int
+    """How many messages its conversation has (checked when read back)."""
 
 
 @dataclass
@@ -83,6 +115,18 @@ class MessagePage:
 
 
 @dataclass
+class Rejection:
+    """Part of a signal the run could not use: kept in the run's status (and logged) so no decision vanishes."""
+
+    handler: str
+    """The signal it came by."""
+    reason: str
+    """Why it was not applied."""
+    tool_call_id: str | None = None
+    """The tool call it was for, if any."""
+
+
+@dataclass
 class RunStatus:
     """What the `status` query returns."""
 
@@ -92,6 +136,9 @@ class RunStatus:
     """Model requests made so far."""
     usage: RunUsage = field(default_factory=RunUsage)
     """Usage so far."""
+    rejected: list[Rejection] = field(default_factory=list[Rejection])
+    """The latest parts of signals the run could not use (unknown or already resolved tool call ids, malformed
+    entries), oldest first; the valid parts of the same signals were applied."""
 
 
 @dataclass

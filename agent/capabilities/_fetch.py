@@ -7,6 +7,8 @@ A model chooses the URL, so every hop is checked before any connection is made:
 - the host name is resolved here and *every* address it resolves to must be public: loopback, link-local
   (cloud metadata at 169.254.169.254), private, shared, reserved, multicast and unspecified addresses are
   refused unless the policy's `allowed_networks` lists them (e.g. `['127.0.0.1/32']` for a local service);
+- an IPv6 address that carries an IPv4 one (IPv4-mapped and -compatible, 6to4, Teredo, NAT64) is refused if
+  any IPv4 it carries would be: a relay or translator would deliver the request to that IPv4 host;
 - the connection then goes to the checked address itself (with the original `Host` header and TLS server
   name), so a second DNS answer cannot swap in another address, and environment proxies are not used;
 - redirects are followed by hand, each new location checked like the first URL.
@@ -32,6 +34,10 @@ _SCHEMES = frozenset({'http', 'https'})
 _TEXT_TYPES = ('text/', 'application/json', 'application/xml', 'application/javascript', 'application/x-yaml')
 _HTML_TYPES = ('text/html', 'application/xhtml+xml')
 _ACCEPT = 'text/html, text/*;q=0.9, */*;q=0.5'
+# IPv6 prefixes whose last 32 bits are an IPv4 address (6to4 and Teredo have properties of `IPv6Address`).
+_NAT64 = ipaddress.IPv6Network('64:ff9b::/96')
+_LOCAL_NAT64 = ipaddress.IPv6Network('64:ff9b:1::/48')
+_IPV4_COMPATIBLE = ipaddress.IPv6Network('::/96')
 
 
 class FetchRefused(Exception):
@@ -86,11 +92,34 @@ def _matches(host: str, domains: Sequence[str]) -> bool:
     return any(host == d or host.endswith('.' + d) for d in map(_normalize_domain, domains) if d)
 
 
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[str, list[ipaddress.IPv4Address]] | None:
+    """The form and the IPv4 addresses of an IPv6 address that carries IPv4 ones (`None` if it carries none)."""
+    last_32_bits = ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)
+    if ip.sixtofour is not None:
+        return 'a 6to4', [ip.sixtofour]
+    if ip.teredo is not None:
+        return 'a Teredo', list(ip.teredo)  # the server, and the client (stored inverted, returned plain)
+    if ip in _NAT64:
+        return 'a NAT64', [last_32_bits]
+    if ip in _LOCAL_NAT64:
+        return 'a local-use NAT64', [last_32_bits]
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # `::` and `::1` are the unspecified and loopback addresses
+        return 'an IPv4-compatible', [last_32_bits]
+    return None
+
+
 def _address_problem(address: str, allowed: Sequence[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> str | None:
     """Why an address may not be fetched, or `None` if it may."""
     ip = ipaddress.ip_address(address.split('%', 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+        ip = ip.ipv4_mapped  # the IPv4 address itself, written as IPv6: a socket connects to it
+    if isinstance(ip, ipaddress.IPv6Address) and (embedded := _embedded_ipv4(ip)) is not None:
+        form, carried = embedded
+        for ipv4 in carried:
+            if (problem := _address_problem(str(ipv4), allowed)) is not None:
+                return f'{form} address embedding {ipv4}, {problem}'
+        if ip in _NAT64:
+            return None  # the well-known prefix reaches exactly the (public) IPv4 it carries
     if any(ip.version == net.version and ip in net for net in allowed):
         return None
     for label, flag in (

@@ -47,10 +47,10 @@ def test_decode_inflates_compressed_payloads_and_passes_others_through(codec: Co
     }
     plain = {'metadata': {'encoding': b64(b'json/plain')}, 'data': b64(b'"hello"')}
     response = httpx2.post(
-        f'{codec.url}/decode', json={'payloads': [compressed, plain]}, headers={'Origin': 'http://ui'}
+        f'{codec.url}/decode', json={'payloads': [compressed, plain]}, headers={'Origin': 'http://localhost:8233'}
     )
     assert response.status_code == 200
-    assert response.headers['access-control-allow-origin'] == 'http://ui'
+    assert response.headers['access-control-allow-origin'] == 'http://localhost:8233'
     first, second = response.json()['payloads']
     assert base64.b64decode(first['metadata']['encoding']) == b'json/plain'
     assert json.loads(base64.b64decode(first['data'])) == document

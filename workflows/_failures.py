@@ -1,0 +1,62 @@
+"""The failure a run ends with: what went wrong in its first line, fitted to Temporal's limits, with no key in it.
+
+For an exception that escapes the agent graph, `as_workflow_failure` gives:
+
+- for an activity that failed for good (a model request or a tool): that activity failure, with its activity type,
+  id, retry state and causes, but with its generic "Activity task failed" replaced by the cause's type and message
+  (`UserError: Unknown model provider 'acme' in 'acme:gpt'...`), so the run says at once what to fix;
+- for a `UserError` or `AgentRunError` (deterministic: the workflow task would fail the same way on every retry) and
+  for I/O tried by workflow-side code: a non-retryable `ApplicationError` named after it;
+- for any other Temporal failure: that failure, fitted;
+- `None` for a cancellation (it must stay one) and for anything else, a bug in workflow code, whose workflow task
+  Temporal retries so that a fixed worker can resume the run.
+
+Every failure is fitted as the activities' are (`activities._fitted_failures`): keys redacted, text cut with the
+first failure kept, so a huge message never turns into Temporal's "Failure exceeds size limit".
+"""
+
+from __future__ import annotations
+
+from temporalio.exceptions import ActivityError, ApplicationError, FailureError, is_cancelled_exception
+from temporalio.worker.workflow_sandbox import RestrictedWorkflowAccessError
+
+from activities._fitted_failures import FittedFailure, failure_of, fit, fitted_failure, headline
+from agent.exceptions import AgentRunError, UserError
+
+__all__ = ('as_workflow_failure',)
+
+
+def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
+    """The failure to end the run with for `exc`, or `None` to let it propagate as is (see the module docs)."""
+    if is_cancelled_exception(exc):
+        return None
+    if isinstance(exc, ActivityError):
+        return _activity_failure(exc)
+    if isinstance(exc, UserError | AgentRunError):
+        kind = type(exc).__name__
+        error = ApplicationError(headline(kind, str(exc)), type=kind, non_retryable=True)
+    elif isinstance(exc, RestrictedWorkflowAccessError):
+        error = ApplicationError(
+            f'Workflow-side code tried to do I/O ({exc}). Hooks, instructions and prepare functions run in the '
+            'workflow and must be deterministic. Do I/O in tools, or in model-request/tool-execute hooks (which '
+            "run in activities; a capability that moved one with hook_sides={...: 'workflow'} must move it back).",
+            type='WorkflowSideIO',
+            non_retryable=True,
+        )
+    elif isinstance(exc, FailureError):
+        failure, changed = fitted_failure(exc)
+        return FittedFailure(failure) if changed else None
+    else:
+        return None
+    error.__cause__ = exc
+    return FittedFailure(fitted_failure(error)[0])
+
+
+def _activity_failure(exc: ActivityError) -> ApplicationError:
+    failure = failure_of(exc)
+    cause = exc.cause
+    if cause is not None:
+        kind = cause.type if isinstance(cause, ApplicationError) and cause.type else type(cause).__name__
+        failure.message = headline(kind, cause.message if isinstance(cause, FailureError) else str(cause))
+    fit(failure)
+    return FittedFailure(failure)
