@@ -258,16 +258,27 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
     Each is named by the agent's `name`, else by the attribute or the spec file's stem.
 
     Raises:
-        UserError: for a malformed reference, an object that is not an `Agent`, or an invalid spec file.
+        UserError: for a malformed reference, an object that is not an `Agent`, an invalid spec file, or two
+            different agents under one name.
     """
     agents: dict[str, Agent[Any, Any]] = {}
+    sources: dict[str, str] = {}
+
+    def add(name: str, agent: Agent[Any, Any], spec: str) -> None:
+        if name in agents and agents[name] is not agent:
+            raise UserError(
+                f'Two agents are named {name!r} ({sources[name]} and {spec}): one would silently replace the other. '
+                'Give each agent a distinct name=.'
+            )
+        agents[name], sources[name] = agent, spec
+
     for spec in specs:
         if spec.lower().endswith(('.yaml', '.yml', '.json')):
             path = Path(spec)
             if not path.is_file():
                 raise UserError(f'Agent spec file {spec!r} does not exist')
             loaded = Agent.from_file(path)
-            agents[loaded.name or path.stem] = loaded
+            add(loaded.name or path.stem, loaded, spec)
             continue
         module_name, sep, attr = spec.partition(':')
         if not sep or not attr:
@@ -275,7 +286,7 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
         value = getattr(importlib.import_module(module_name), attr)
         if not isinstance(value, Agent):
             raise UserError(f'{spec} is a {type(value).__name__}, not an Agent')
-        agents[value.name or attr] = value
+        add(value.name or attr, value, spec)
     return agents
 
 

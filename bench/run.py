@@ -1,7 +1,7 @@
 """Run the benchmark scenarios against a local Temporal dev server and print one JSON line per scenario.
 
 ```bash
-python -m bench.run                          # S1-S6
+python -m bench.run                          # S1-S7
 python -m bench.run --scenarios S1,S3 --quick
 ```
 
@@ -393,6 +393,29 @@ async def s6_replay(bench: Bench) -> dict[str, Any]:
     }
 
 
+async def s7_marathon(bench: Bench) -> dict[str, Any]:
+    """One run of thousands of tool steps: it continues as new between steps whenever Temporal suggests it."""
+    steps = 600 if bench.quick else 3000
+    queue = new_task_queue('S7')
+    async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+        wall, handle = await run_long(bench, queue, steps)
+        runs = [execution async for execution in bench.client.list_workflows(f'WorkflowId = "{handle.id}"')]
+        sizes = [
+            (await bench.client.get_workflow_handle(handle.id, run_id=execution.run_id).describe()).raw_description
+            for execution in runs
+        ]
+    log.info('S7: %d steps in %.1f s over %d workflow runs', steps, wall, len(runs))
+    return {
+        'steps': steps,
+        'payload': LONG_PAYLOAD,
+        'wall_s': round(wall, 1),
+        'steps_per_s': round(steps / wall, 1),
+        'workflow_runs': len(runs),
+        'max_run_history_events': max(d.workflow_execution_info.history_length for d in sizes),
+        'max_run_history_bytes': max(d.workflow_execution_info.history_size_bytes for d in sizes),
+    }
+
+
 @dataclass(frozen=True)
 class Scenario:
     name: str
@@ -407,6 +430,7 @@ SCENARIOS = {
     'S4': Scenario('crash_resume', s4_crash_resume, 120),
     'S5': Scenario('waiting_at_scale', s5_waiting_at_scale, 900),
     'S6': Scenario('replay', s6_replay, 120),
+    'S7': Scenario('marathon', s7_marathon, 1200),
 }
 
 

@@ -174,21 +174,18 @@ class AgentWorkflow:
         """
         await workflow.wait_condition(workflow.all_handlers_finished)
         carried, handoff = await carry_history(inp.agent, history, start)
-        if self._turns or not workflow.all_handlers_finished():
-            return False  # a turn came in while the history was written: take it first
+        if self._turns or self._closing or not workflow.all_handlers_finished():
+            return False  # a turn (or the close) came in while the history was written: take it first
         held = self._ports.early if self._ports is not None else self._early
-        workflow.continue_as_new(
-            replace(
-                inp,
-                prompt=None,
-                message_history=carried,
-                history_from=handoff,
-                deferred_tool_results=None,
-                checkpoint=None,
-                held_results=held if held.tool_call_ids else None,
-                **changes,
-            )
-        )
+        fields: dict[str, Any] = {
+            'prompt': None,
+            'message_history': carried,
+            'history_from': handoff,
+            'deferred_tool_results': None,
+            'checkpoint': None,
+            'held_results': held if held.tool_call_ids else None,
+        }
+        workflow.continue_as_new(replace(inp, **{**fields, **changes}))
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
@@ -205,7 +202,7 @@ class AgentWorkflow:
             usage.incr(last.usage)
         idle = timedelta(seconds=inp.idle_timeout_seconds) if inp.idle_timeout_seconds else None
         while True:
-            if not self._turns and self._time_to_continue_as_new(inp, turns):
+            if not self._turns and not self._closing and self._time_to_continue_as_new(inp, turns):
                 # A consistent point: between turns, nothing pending; the history travels to the next run.
                 await self._continue_as_new(inp, history, start, conversation_id=conversation_id)
             self._status.state = 'awaiting_message'
@@ -323,10 +320,13 @@ class AgentWorkflow:
                         break
         if checkpoint is not None:
             # Leaving the run's block above cancelled its run-level hooks; the next workflow run starts them again.
-            start = len(inp.message_history or [])
-            await self._continue_as_new(
-                inp, carried, start, checkpoint=checkpoint, conversation_id=agent_run.ctx.conversation_id
-            )
+            # This run's history holds its input's messages; the run may have replaced some (the request it resumed
+            # with is sent as a fresh copy), so the ones to write down start where the objects stop being the same.
+            given = inp.message_history or []
+            start = next((i for i, m in enumerate(given) if i >= len(carried) or carried[i] is not m), len(given))
+            conversation_id = agent_run.ctx.conversation_id
+            while True:  # returns only if a handler was still running: wait for it and try again
+                await self._continue_as_new(inp, carried, start, checkpoint=checkpoint, conversation_id=conversation_id)
         result = agent_run.result
         assert result is not None
         return AgentRunOutput(

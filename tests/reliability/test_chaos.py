@@ -1,0 +1,211 @@
+"""Chaos: 100 concurrent runs with approvals on two workers; one worker is SIGKILLed and the server restarted.
+
+The dev server runs as a subprocess on a SQLite file, so the test can kill it and start it again on the same
+database and port while worker B and the test's client keep running (both reconnect on their own: the SDK
+retries failed calls and polls against the same address). Each run is scripted by
+`tests.reliability.chaos_agent`; its deletion is approved or denied, by signal or by update, a fifth of them
+only once the server is back. The tool bodies log `start` and `end` lines to one file, which shows that every
+call ran to its end, that denied calls never ran, and that a call ran again only if worker A was running it
+when it was killed (or had just finished it and could not report that any more: tool bodies run at least once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.exceptions import TemporalError
+
+from agent import DeferredToolResults, ToolDenied
+from worker import connect
+from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow
+
+from ._chaos_processes import DevServer, Line, ToolLog, kill, polling, spawn_worker
+from .chaos_agent import expected_output
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+T = TypeVar('T')
+Handle = WorkflowHandle[AgentWorkflow, AgentRunOutput]
+
+RUNS = 100
+HEARTBEAT_TIMEOUT = (ActivityOptions().heartbeat_timeout or timedelta()).total_seconds()
+"""A tool body that ended longer than this before its worker was killed must not run again: a live worker reports
+the result sooner, and a result not reported by then would be retried for a missing heartbeat, not for the kill."""
+
+
+def denial(run: int) -> str | None:
+    """The message a third of the runs get instead of an approval."""
+    return f'keep run-{run}' if run % 3 == 0 else None
+
+
+def by_update(run: int) -> bool:
+    """Half the decisions go by the `resolve_deferred_tools` update, the others by signal."""
+    return run % 2 == 1
+
+
+def late(run: int) -> bool:
+    """A fifth of the runs wait for their decision across the kill and the server's restart."""
+    return run % 5 == 2
+
+
+async def within(seconds: float, what: str, awaitable: Awaitable[T]) -> T:
+    """`awaitable`'s result, or an `AssertionError` saying what did not happen in time."""
+    try:
+        return await asyncio.wait_for(awaitable, seconds)
+    except TimeoutError:
+        raise AssertionError(f'{what} did not happen within {seconds} s') from None
+
+
+async def decide(handle: Handle, run: int) -> None:
+    """Send the run's decision once its call is pending, and again after any failure until it no longer is.
+
+    A call may fail while the server is down although the server recorded it; the `pending_deferred_tools`
+    query (answered from the run's history) tells whether the run still waits.
+    """
+    call = f'delete-run-{run}'
+    message = denial(run)
+    results = DeferredToolResults(approvals={call: ToolDenied(message) if message is not None else True})
+    seen = False
+    while True:
+        try:
+            pending = await handle.query(AgentWorkflow.pending_deferred_tools)
+            if pending is None or call not in pending.tool_call_ids:
+                if seen:
+                    return
+                await asyncio.sleep(0.1)
+                continue
+            seen = True
+            if by_update(run):
+                await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+            else:
+                await handle.signal(AgentWorkflow.submit_deferred_tool_results, results)
+        except TemporalError:  # the server is down, or the run's worker is gone: look again
+            await asyncio.sleep(0.2)
+
+
+async def unfinished(handles: list[Handle]) -> list[tuple[str, Any]]:
+    """The runs that are not completed, with their status (for a failure message)."""
+    found: list[tuple[str, Any]] = []
+    for handle in handles:
+        description = await handle.describe()
+        if description.status != WorkflowExecutionStatus.COMPLETED:
+            found.append((handle.id, description.status))
+    return found
+
+
+def check_reruns(lines: list[Line], first_pid: int) -> int:
+    """Assert that every call that started more than once was interrupted by worker A's death; how many did."""
+    marks = {line.call: line for line in lines if line.event == 'mark'}
+    kill = marks['kill']
+    by_call: dict[str, list[Line]] = {}
+    for line in lines:
+        if line.event != 'mark':
+            by_call.setdefault(line.call, []).append(line)
+    rerun = 0
+    for call, found in by_call.items():
+        starts = [line for line in found if line.event == 'start']
+        if len(starts) == 1:
+            continue
+        rerun += 1
+        *interrupted, _ = starts
+        problem = f'{call} ran again although the kill of worker A (pid {first_pid}) did not interrupt it: {found}'
+        for start in interrupted:
+            # It ran on worker A and had started before A was killed ...
+            assert start.pid == first_pid, problem
+            assert start.index < marks['killed'].index, problem
+            # ... and had not ended, or ended so shortly before that its result may not have been reported.
+            ends = [line for line in found if line.event == 'end' and line.pid == first_pid]
+            assert all(kill.time - end.time < HEARTBEAT_TIMEOUT for end in ends), problem
+    return rerun
+
+
+async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_path: Path) -> None:
+    server = DevServer(tmp_path / 'temporal.db', tmp_path / 'server.out')
+    log = ToolLog(tmp_path / 'tools.log')
+    task_queue = f'chaos-{uuid.uuid4().hex[:8]}'
+    workers: list[asyncio.subprocess.Process] = []
+    tasks: list[asyncio.Future[Any]] = [asyncio.ensure_future(log.follow())]
+    try:
+        await server.start()
+        outputs = [tmp_path / 'worker-a.out', tmp_path / 'worker-b.out']
+        for output in outputs:
+            workers.append(await spawn_worker(server.address, task_queue, log.path, output))
+        await within(30, 'the workers polling', asyncio.gather(*map(polling, workers, outputs)))
+        first = workers[0]
+        client: Client = await connect(server.address)
+        starts = [
+            client.start_workflow(
+                AgentWorkflow.run,
+                AgentRunInput(agent='chaos_agent', prompt=f'run-{run}'),
+                id=f'chaos-{task_queue}-{run}',
+                task_queue=task_queue,
+            )
+            for run in range(RUNS)
+        ]
+        handles: list[Handle] = await within(20, 'starting the runs', asyncio.gather(*starts))
+        restarted = asyncio.Event()
+        undecided = set(range(RUNS))
+
+        async def review(run: int) -> None:
+            if late(run):
+                await restarted.wait()
+            await log.wait_for(lambda log: f'quick-run-{run}' in log.ended)
+            await decide(handles[run], run)
+            undecided.discard(run)
+
+        reviews = asyncio.gather(*(review(run) for run in range(RUNS)))
+        tasks.append(reviews)
+
+        # Kill worker A while it runs slow steps, then restart the server once worker B has made progress alone.
+        def slow_steps_on_first(log: ToolLog) -> int:
+            started = {line.call for line in log.lines if line.event == 'start' and line.pid == first.pid}
+            return len({call for call in started if call.startswith('slow-')} - log.ended)
+
+        await within(30, 'worker A running 3 slow steps', log.wait_for(lambda log: slow_steps_on_first(log) >= 3))
+        log.mark('kill')
+        await kill(first)
+        log.mark('killed')
+        ended = len(log.ended)
+        await within(30, 'worker B ending 20 calls', log.wait_for(lambda log: len(log.ended) >= ended + 20))
+        log.mark('server-down')
+        await server.kill()
+        await server.start()
+        log.mark('server-up')
+        restarted.set()
+
+        try:
+            await asyncio.wait_for(reviews, 40)
+            results = await asyncio.wait_for(asyncio.gather(*(handle.result() for handle in handles)), 40)
+        except TimeoutError:
+            stuck = await within(20, 'describing the runs', unfinished(handles))
+            raise AssertionError(f'Runs did not finish: {stuck}; runs without a decision: {undecided}') from None
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for process in workers:
+            await kill(process)
+        await server.kill()
+
+    # Every run finished with its own answer, and that answer holds the decision it was sent.
+    assert [result.output for result in results] == [expected_output(f'run-{run}', denial(run)) for run in range(RUNS)]
+
+    log.read()
+    tools = [line for line in log.lines if line.event != 'mark']
+    # Every call the runs needed ran to its end; a denied deletion never ran.
+    needed = {f'{step}-run-{run}' for run in range(RUNS) for step in ('quick', 'slow')}
+    needed |= {f'delete-run-{run}' for run in range(RUNS) if denial(run) is None}
+    assert {line.call for line in tools} == needed
+    assert log.ended == needed
+    # Worker A ran nothing once killed, and a call ran again only if the kill interrupted it.
+    killed = next(line.index for line in log.lines if line.call == 'killed')
+    assert [line for line in tools if line.pid == first.pid and line.index > killed] == []
+    # At least the three slow steps it was running when it was killed.
+    assert check_reruns(log.lines, first.pid) >= 3
