@@ -78,6 +78,13 @@ def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
     return as_workflow_failure(exc)
 
 
+CONTINUE_AFTER_EVENTS = 1000
+"""Events a run adds to its own history before it follows Temporal's suggestion to continue as new."""
+CONTINUE_AFTER_BYTES = 2 * 1024 * 1024
+"""Bytes a run adds to its own history before it follows Temporal's suggestion to continue as new."""
+HISTORY_BYTES_CEILING = 40 * 1024 * 1024
+"""A history this large continues as new at the next consistent point whatever else (Temporal's limit is 50 MB)."""
+
 MAX_REJECTIONS_KEPT = 20
 """How many rejected signal parts the `status` query lists (the newest)."""
 
@@ -122,6 +129,7 @@ class AgentWorkflow:
         self._deps: Any = None
         self._turn_count = 0  # agent runs started by this workflow run (turns of a conversation)
         self._loaded: list[ModelMessage] = []  # the conversation handed over by the previous run, if by reference
+        self._history_at_start = (0, 0)  # events and bytes of history once the handed-over conversation is loaded
         self._input: AgentRunInput | None = None
         self._input_error: str | None = None
         try:
@@ -162,6 +170,8 @@ class AgentWorkflow:
         if inp.history_from is None:
             return inp
         self._loaded = await load_history(inp.agent, inp.history_from)
+        info = workflow.info()
+        self._history_at_start = (info.get_current_history_length(), info.get_current_history_size())
         return replace(inp, message_history=[*self._loaded, *(inp.message_history or [])], history_from=None)
 
     async def _continue_as_new(
@@ -238,17 +248,33 @@ class AgentWorkflow:
             conversation_id=conversation_id or '',
         )
 
-    @staticmethod
-    def _time_to_continue_mid_run(inp: AgentRunInput, steps: int) -> bool:
+    def _time_to_continue_mid_run(self, inp: AgentRunInput, steps: int) -> bool:
         if inp.max_steps_per_run is not None and steps >= inp.max_steps_per_run:
             return True
-        return steps > 0 and workflow.info().is_continue_as_new_suggested()
+        return steps > 0 and self._history_is_full()
 
-    @staticmethod
-    def _time_to_continue_as_new(inp: AgentRunInput, turns: int) -> bool:
+    def _time_to_continue_as_new(self, inp: AgentRunInput, turns: int) -> bool:
         if inp.max_turns_per_run is not None and turns >= inp.max_turns_per_run:
             return True
-        return turns > 0 and workflow.info().is_continue_as_new_suggested()
+        return turns > 0 and self._history_is_full()
+
+    def _history_is_full(self) -> bool:
+        """Temporal suggests continuing as new, and this run has added enough to its history for that to pay off.
+
+        A run that took over a large conversation starts with that conversation in its history (the pages it
+        loaded), so Temporal may suggest continuing as new at once; doing so after every step would read the whole
+        conversation back for each one. The run goes on until it has grown by `CONTINUE_AFTER_EVENTS` events or
+        `CONTINUE_AFTER_BYTES` bytes itself, unless its history nears Temporal's hard limit.
+        """
+        info = workflow.info()
+        size = info.get_current_history_size()
+        if size >= HISTORY_BYTES_CEILING:
+            return True
+        if not info.is_continue_as_new_suggested():
+            return False
+        events_at_start, size_at_start = self._history_at_start
+        grown_events = info.get_current_history_length() - events_at_start
+        return grown_events >= CONTINUE_AFTER_EVENTS or size - size_at_start >= CONTINUE_AFTER_BYTES
 
     @staticmethod
     def _validated_deps(inp: AgentRunInput) -> Any:

@@ -81,6 +81,9 @@ async def _main(args: argparse.Namespace) -> int:
         status = await agents.status(args.workflow_id)
         usage = status.usage
         print(f'{status.state} (step {status.step}, {usage.requests} requests, {usage.tool_calls} tool calls)')
+        for rejection in status.rejected:
+            about = f' ({rejection.tool_call_id})' if rejection.tool_call_id else ''
+            print(f'  rejected{about}: {rejection.reason}')
         return 0
     result = await agents.result(args.workflow_id)
     print(_dump(result.output))

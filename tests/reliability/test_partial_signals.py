@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.testing import WorkflowEnvironment
 
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from tests.durable.test_human_cli import cli
+from tests.durable.test_human_cli import output as cli_output
 from worker import build_worker
 from workflows import AgentRunOutput, AgentWorkflow, RunStatus
 
@@ -62,7 +65,9 @@ async def _start(client: Client, task_queue: str) -> WorkflowHandle[Any, Any]:
     return handle
 
 
-async def test_a_half_valid_approval_applies_the_valid_part_and_lists_the_rest(client: Client, task_queue: str) -> None:
+async def test_a_half_valid_approval_applies_the_valid_part_and_lists_the_rest(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str
+) -> None:
     async with build_worker(client, {'cleaner': cleaner}, task_queue=task_queue):
         handle = await _start(client, task_queue)
         # One pending id, one unknown id, and a malformed entry for the other pending id.
@@ -75,6 +80,8 @@ async def test_a_half_valid_approval_applies_the_valid_part_and_lists_the_rest(c
         pending = await handle.query(AgentWorkflow.pending_deferred_tools)
         assert pending is not None
         assert pending.tool_call_ids == ['del-b']  # del-a's approval was kept
+        shown = await cli_output(await cli(temporal_env, task_queue, 'status', handle.id))
+        assert shown.splitlines()[1:] == [f'  rejected ({r.tool_call_id}): {r.reason}' for r in status.rejected]
         # Resolving del-a again is refused (already resolved); del-b's denial goes through.
         await handle.signal(
             'submit_deferred_tool_results', {'approvals': {'del-a': False, 'del-b': {'message': 'keep b'}}}
