@@ -16,6 +16,7 @@ from typing_extensions import TypeVar
 
 from ._content import UserContent
 from ._deferred import DeferredToolResults
+from ._env import now_utc
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, render_instructions, resolve_settings
 from ._model_request_context import ModelRequestContext
@@ -320,7 +321,7 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
         instructions = _join_instructions(
             await render_instructions(deps.instructions, ctx), await _toolset_instructions(deps.toolset, ctx)
         )
-        request = replace(request, instructions=instructions)
+        request = replace(request, instructions=instructions, timestamp=now_utc())
         _stamp(request, state)
         state.message_history.append(request)
 
@@ -417,8 +418,10 @@ def _request_parameters(
     return ModelRequestParameters(
         function_tools=[td for td in tool_defs if td.kind != 'output'],
         native_tools=native_tools,
-        output_mode=schema.mode,  # pyright: ignore[reportArgumentType]
+        output_mode=schema.mode,
+        output_object=schema.output_object,
         output_tools=[td for td in tool_defs if td.kind == 'output'],
+        prompted_output_template=schema.template,
         allow_text_output=schema.allows_text,
     )
 

@@ -12,6 +12,7 @@ import pydantic
 from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
 from ._content import ToolReturn
 from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, ToolDenied
+from ._env import now_utc
 from ._events import FunctionToolCallEvent, FunctionToolResultEvent, OutputToolCallEvent, OutputToolResultEvent
 from ._parts import (
     ModelRequest,
@@ -114,6 +115,7 @@ async def handle_response(
 def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
     request.run_id = state.run_id
     request.conversation_id = state.conversation_id
+    request.timestamp = now_utc()
     return request
 
 
@@ -165,7 +167,7 @@ async def _handle_output_calls(
         tool = deps.output_schema.tools[call.tool_name]
         ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
         try:
-            output = tool.validate_args(call.args, context=ctx.validation_context)
+            output = await tool.process(call.args, ctx)
             output = await _validate_output(output, state, deps, tool_call=call, max_retries=tool.max_retries)
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False, include_context=False)
@@ -208,7 +210,12 @@ async def _handle_text(
     text = response.text
     if text is not None and deps.output_schema.allows_text:
         try:
-            output = await _validate_output(text, state, deps)
+            output = await deps.output_schema.process_text(text, deps.run_context(state))
+            output = await _validate_output(output, state, deps)
+        except pydantic.ValidationError as exc:
+            part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
+            check_output_retries(state, deps, part.model_response())
+            return ModelRequestNode(ModelRequest(parts=[part]))
         except ModelRetry as exc:
             check_output_retries(state, deps, exc.message)
             return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
@@ -325,6 +332,19 @@ def _record_return(call: ToolCallPart, value: Any, step: _StepResults) -> None:
         step.parts[call.tool_call_id] = ToolReturnPart(call.tool_name, value, call.tool_call_id)
 
 
+async def _validate_announced(
+    call: ToolCallPart, manager: ToolManager[Any], deps: GraphAgentDeps[Any, Any], *, approved: bool, metadata: Any
+) -> dict[str, Any]:
+    # The call event is sent once validation has decided, so it can say whether the arguments were valid.
+    try:
+        args = await manager.validate_call(call, approved=approved, metadata=metadata)
+    except Exception:
+        await deps.emit(FunctionToolCallEvent(call, args_valid=False))
+        raise
+    await deps.emit(FunctionToolCallEvent(call, args_valid=True))
+    return args
+
+
 async def _execute(
     call: ToolCallPart,
     manager: ToolManager[Any],
@@ -335,9 +355,8 @@ async def _execute(
     approved: bool = False,
     metadata: Any = None,
 ) -> None:
-    await deps.emit(FunctionToolCallEvent(call))
     try:
-        args = await manager.validate_call(call, approved=approved, metadata=metadata)
+        args = await _validate_announced(call, manager, deps, approved=approved, metadata=metadata)
         value = await manager.execute_call(call, args, approved=approved, metadata=metadata)
     except ToolRetry as retry:
         step.parts[call.tool_call_id] = retry.prompt

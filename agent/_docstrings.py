@@ -1,8 +1,9 @@
 """A small docstring parser for Google, NumPy and Sphinx styles.
 
 Only what tool schemas need is extracted: the description (the text before the first section), a
-description per parameter and the description of the return value. Types written in docstrings are
-ignored, because the signature's annotations are the source of truth.
+description per parameter and the description (and written type) of the return value. Parameter types written
+in docstrings are ignored, because the signature's annotations are the source of truth; the return value's
+written type is kept, since it goes into the tool description with the `Returns` text (see `tool_description`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ('DocstringFormat', 'ParsedDocstring', 'parse_docstring')
+__all__ = ('DocstringFormat', 'ParsedDocstring', 'parse_docstring', 'tool_description')
 
 DocstringFormat = Literal['google', 'numpy', 'sphinx', 'auto']
 """The docstring style to parse; `'auto'` infers it from the docstring's structure."""
@@ -30,6 +31,29 @@ class ParsedDocstring:
     """Parameter descriptions keyed by parameter name (without leading `*`/`**`)."""
     returns: str | None = None
     """The description of the return value, if documented."""
+    returns_type: str | None = None
+    """The type of the return value as written in the docstring (`int: ...`, `:rtype:`, NumPy's type line)."""
+
+
+def tool_description(parsed: ParsedDocstring) -> str | None:
+    """The description a tool gets from its docstring: the summary, plus the `Returns` section when there is one.
+
+    A documented return value is kept so the model knows what the tool gives back. The summary and the return
+    value are then marked up with tags (`<summary>`, `<returns>` holding `<type>` and `<description>`), so the
+    model can tell the two apart.
+    """
+    if parsed.returns is None and parsed.returns_type is None:
+        return parsed.description
+    lines = ['<returns>']
+    if parsed.returns_type:
+        lines.append(f'<type>{parsed.returns_type}</type>')
+    # A NumPy section holding only a type line has no separate description.
+    text = parsed.returns if parsed.returns != parsed.returns_type else None
+    lines.extend([f'<description>{text or ""}</description>', '</returns>'])
+    returns = '\n'.join(lines)
+    if parsed.description:
+        return f'<summary>{parsed.description}</summary>\n{returns}'
+    return returns
 
 
 _PARAM_SECTIONS = frozenset(
@@ -191,6 +215,7 @@ def _parse_google(lines: list[str]) -> ParsedDocstring:
     description: list[str] = []
     params: dict[str, str] = {}
     returns: str | None = None
+    returns_type: str | None = None
     index = 0
     while index < len(lines) and _google_header(lines[index]) is None:
         description.append(lines[index])
@@ -221,9 +246,14 @@ def _parse_google(lines: list[str]) -> ParsedDocstring:
                     params[match['name'].lstrip('*')] = _entry_text(match['desc'], continuation)
         elif section in _RETURN_SECTIONS:
             text = _entry_text(inline, body)
-            returns = _GOOGLE_RETURN_TYPE.sub('', text, count=1) or None
+            if (typed := _GOOGLE_RETURN_TYPE.match(text)) is not None:
+                returns_type = typed.group().strip().rstrip(':').strip()
+                text = text[typed.end() :]
+            returns = text or None
 
-    return ParsedDocstring(description=_join_description(description), params=params, returns=returns)
+    return ParsedDocstring(
+        description=_join_description(description), params=params, returns=returns, returns_type=returns_type
+    )
 
 
 # --- NumPy ------------------------------------------------------------------------------------------------
@@ -252,6 +282,7 @@ def _parse_numpy(lines: list[str]) -> ParsedDocstring:
 
     params: dict[str, str] = {}
     returns: str | None = None
+    returns_type: str | None = None
     for name, body in sections:
         entries = _split_entries(body)
         if name in _PARAM_SECTIONS:
@@ -267,8 +298,13 @@ def _parse_numpy(lines: list[str]) -> ParsedDocstring:
             # no description the type line is all the information there is.
             parts = [_entry_text('', continuation) or first for first, continuation in entries]
             returns = '\n'.join(part for part in parts if part) or None
+            if entries:
+                named, colon, written = entries[0][0].partition(':')
+                returns_type = (written if colon else named).strip() or None
 
-    return ParsedDocstring(description=_join_description(description), params=params, returns=returns)
+    return ParsedDocstring(
+        description=_join_description(description), params=params, returns=returns, returns_type=returns_type
+    )
 
 
 # --- Sphinx -----------------------------------------------------------------------------------------------
@@ -295,6 +331,7 @@ def _parse_sphinx(lines: list[str]) -> ParsedDocstring:
 
     params: dict[str, str] = {}
     returns: str | None = None
+    returns_type: str | None = None
     for tag, args, first, continuation in fields:
         if tag in _SPHINX_PARAM_TAGS and args:
             # `:param name:` or `:param type name:`; the name is always the last word.
@@ -302,8 +339,12 @@ def _parse_sphinx(lines: list[str]) -> ParsedDocstring:
             params[name] = _entry_text(first, continuation)
         elif tag in _SPHINX_RETURN_TAGS:
             returns = _entry_text(first, continuation) or None
+        elif tag == 'rtype':
+            returns_type = _entry_text(first, continuation) or None
 
-    return ParsedDocstring(description=_join_description(description), params=params, returns=returns)
+    return ParsedDocstring(
+        description=_join_description(description), params=params, returns=returns, returns_type=returns_type
+    )
 
 
 _PARSERS: dict[str, Callable[[list[str]], ParsedDocstring]] = {

@@ -51,13 +51,22 @@ class TextPartDelta:
     content_delta: str
     """The text to append."""
     _: KW_ONLY
+    provider_name: str | None = None
+    """The provider producing the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider details to merge into the part's."""
     part_delta_kind: Literal['text'] = 'text'
 
     def apply(self, part: ModelResponsePart) -> TextPart:
         """Return `part` with the delta applied."""
         if not isinstance(part, TextPart):
             raise ValueError(f'Cannot apply a text delta to {type(part).__name__}')
-        return replace(part, content=part.content + self.content_delta)
+        return replace(
+            part,
+            content=part.content + self.content_delta,
+            provider_name=self.provider_name or part.provider_name,
+            provider_details=_merge_details(part.provider_details, self.provider_details),
+        )
 
 
 @dataclass
@@ -71,6 +80,8 @@ class ThinkingPartDelta:
     """Signature text to append."""
     provider_name: str | None = None
     """The provider producing the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider details to merge into the part's."""
     part_delta_kind: Literal['thinking'] = 'thinking'
 
     def apply(self, part: ModelResponsePart) -> ThinkingPart:
@@ -82,6 +93,7 @@ class ThinkingPartDelta:
             content=part.content + (self.content_delta or ''),
             signature=((part.signature or '') + self.signature_delta) if self.signature_delta else part.signature,
             provider_name=self.provider_name or part.provider_name,
+            provider_details=_merge_details(part.provider_details, self.provider_details),
         )
 
 
@@ -96,13 +108,22 @@ class ToolCallPartDelta:
     tool_call_id: str | None = None
     """The call id, once known."""
     _: KW_ONLY
+    provider_name: str | None = None
+    """The provider producing the part."""
+    provider_details: dict[str, Any] | None = None
+    """Provider details to merge into the part's."""
     part_delta_kind: Literal['tool_call'] = 'tool_call'
 
     def as_part(self) -> ToolCallPart | None:
         """A `ToolCallPart` from this delta alone, or `None` if the tool name is still unknown."""
         if not self.tool_name_delta:
             return None
-        part = ToolCallPart(self.tool_name_delta, self.args_delta)
+        part = ToolCallPart(
+            self.tool_name_delta,
+            self.args_delta,
+            provider_name=self.provider_name,
+            provider_details=self.provider_details,
+        )
         if self.tool_call_id:
             part.tool_call_id = self.tool_call_id
         return part
@@ -114,6 +135,8 @@ class ToolCallPartDelta:
                 (part.tool_name_delta or '') + (self.tool_name_delta or '') or None,
                 _merge_args(part.args_delta, self.args_delta),
                 self.tool_call_id or part.tool_call_id,
+                provider_name=self.provider_name or part.provider_name,
+                provider_details=_merge_details(part.provider_details, self.provider_details),
             )
             return merged.as_part() or merged
         if not isinstance(part, ToolCallPart):
@@ -123,7 +146,15 @@ class ToolCallPartDelta:
             tool_name=part.tool_name + (self.tool_name_delta or ''),
             args=_merge_args(part.args, self.args_delta),
             tool_call_id=self.tool_call_id or part.tool_call_id,
+            provider_name=self.provider_name or part.provider_name,
+            provider_details=_merge_details(part.provider_details, self.provider_details),
         )
+
+
+def _merge_details(current: dict[str, Any] | None, delta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not delta:
+        return current
+    return {**(current or {}), **delta}
 
 
 def _merge_args(
@@ -225,6 +256,9 @@ class ToolCallEvent:
 
     part: ToolCallPart
     """The call."""
+    _: KW_ONLY
+    args_valid: bool | None = None
+    """Whether the arguments passed validation: `True` or `False` if they were checked, `None` if they were not."""
 
     @property
     def tool_call_id(self) -> str:

@@ -3,6 +3,11 @@
 The parameters (minus the leading `RunContext` one, if any) become the fields of a `TypedDict` built on the fly.
 Pydantic then gives us both the JSON schema the model sees and a validator that turns the model's arguments into
 a dict of Python values keyed by parameter name, ready to be passed to the function.
+
+A function whose only parameter is object-shaped (a Pydantic model, dataclass or `TypedDict`) is the exception:
+the model sees that type's own schema, so it writes the object's fields at the top level instead of nesting them
+under the parameter's name. The validator still returns `{parameter_name: value}`, and it also accepts that
+wrapped shape, which is what a caller re-validating already validated arguments passes.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import json
 import re
 import types
 import typing
@@ -17,17 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, Required, cast
 
-from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter
+from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import TypedDict, is_typeddict
 
-from ._docstrings import DocstringFormat, parse_docstring
+from ._docstrings import DocstringFormat, parse_docstring, tool_description
 from ._threads import is_async_callable, run_sync_in_thread
 from .exceptions import UserError
 
-__all__ = ('FunctionSchema', 'GenerateToolJsonSchema', 'function_schema')
+__all__ = ('FunctionSchema', 'GenerateToolJsonSchema', 'function_schema', 'is_model_like')
 
 # Pyright only understands `TypedDict(...)` with a literal dict of fields; we build the fields at runtime.
 _make_typed_dict: Callable[..., Any] = TypedDict
@@ -35,8 +41,6 @@ _make_typed_dict: Callable[..., Any] = TypedDict
 # Used when an annotation could not be evaluated and is still a string, e.g. `RunContext[Deps]` where `Deps`
 # is only imported under `TYPE_CHECKING`.
 _RUN_CONTEXT_STRING = re.compile(r'^\s*(?:[\w.]+\.)?RunContext\s*(?:\[.*\])?\s*$', re.DOTALL)
-
-_RETURN_VALUE_KEY = 'return_value'
 
 
 @dataclass(kw_only=True)
@@ -56,7 +60,7 @@ class FunctionSchema:
     is_async: bool
     """Whether the function is async; sync functions are run in a worker thread."""
     return_schema: dict[str, Any] | None = None
-    """JSON schema of the return annotation; non-object schemas are wrapped as `{'return_value': ...}`."""
+    """JSON schema of the return annotation: `{}` when unannotated or `Any`, `{'type': 'null'}` for `None`."""
     positional_fields: list[str] = field(default_factory=list[str])
     """Parameters that must be passed positionally: positional-only ones, plus all positional-or-keyword ones
     when the function takes `*args` (otherwise they would clash with the `*args` values)."""
@@ -64,7 +68,15 @@ class FunctionSchema:
     """The name of the `*args` parameter; in the schema it is an array property of that name."""
     single_arg_name: str | None = None
     """The parameter name, if the function takes exactly one parameter and its type is object-shaped
-    (a model, dataclass or `TypedDict`). The JSON schema still nests it under that name."""
+    (a model, dataclass or `TypedDict`); the JSON schema is then that type's own schema."""
+
+    @property
+    def single_field_name(self) -> str | None:
+        """The name of the only parameter carrying the model's arguments, if there is exactly one."""
+        if self.single_arg_name is not None:
+            return self.single_arg_name
+        properties: dict[str, Any] = self.json_schema.get('properties', {})
+        return next(iter(properties)) if len(properties) == 1 else None
 
     def validate_python(self, args: dict[str, Any], *, context: Any = None) -> dict[str, Any]:
         """Validate a dict of arguments, raising `pydantic.ValidationError` if they are invalid.
@@ -120,15 +132,9 @@ class FunctionSchema:
 class GenerateToolJsonSchema(GenerateJsonSchema):
     """JSON schema generation tuned for tool parameters.
 
-    Titles are left out of the top level and of properties: models don't need them, and they add tokens.
-    `$defs` and references to them are kept as pydantic generates them.
+    The titles pydantic derives from field names are left out: models don't need them, and they add tokens.
+    A type's own title (a model's class name, say) is kept, as are `$defs` and references to them.
     """
-
-    def generate(self, schema: CoreSchema, mode: JsonSchemaMode = 'validation') -> JsonSchemaValue:
-        """Generate the JSON schema, without a top-level title."""
-        json_schema = super().generate(schema, mode=mode)
-        json_schema.pop('title', None)
-        return json_schema
 
     def field_title_should_be_set(
         self,
@@ -243,14 +249,31 @@ def function_schema(
     if not isinstance(validator, SchemaValidator):  # pragma: no cover - only with pydantic plugins installed
         validator = SchemaValidator(adapter.core_schema)
 
+    json_schema = adapter.json_schema(schema_generator=schema_generator, mode='validation')
+    # The arguments TypedDict is named after the function, which tells the model nothing the tool name doesn't.
+    json_schema.pop('title', None)
+    json_schema = _object_schema(json_schema)
+    description = tool_description(doc)
+
     named = [p for p in parameters if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    single_arg_name = named[0].name if len(named) == 1 and _is_object_type(hints[named[0].name]) else None
+    single_arg_name: str | None = None
+    if (
+        len(named) == 1
+        and extra_items is None
+        and named[0].kind is not inspect.Parameter.VAR_POSITIONAL
+        and is_model_like(hints[named[0].name])
+    ):
+        single_arg_name = named[0].name
+        validator, json_schema = _single_object_schema(single_arg_name, hints[single_arg_name], schema_generator)
+        if description is None:
+            # The type's docstring describes what the tool takes, which is the next best thing.
+            description = json_schema.pop('description', None)
 
     return FunctionSchema(
         function=function,
-        description=doc.description,
+        description=description,
         validator=validator,
-        json_schema=_object_schema(adapter.json_schema(schema_generator=schema_generator, mode='validation')),
+        json_schema=json_schema,
         takes_ctx=takes_ctx,
         is_async=is_async_callable(function),
         return_schema=_return_schema(hints.get('return', inspect.Signature.empty), schema_generator),
@@ -291,35 +314,63 @@ def _object_schema(json_schema: dict[str, Any]) -> dict[str, Any]:
     return ordered
 
 
-def _return_schema(annotation: Any, schema_generator: type[GenerateJsonSchema]) -> dict[str, Any] | None:
-    if annotation in (inspect.Signature.empty, Any, None, type(None)):
-        return None
+def _single_object_schema(
+    name: str, annotation: Any, schema_generator: type[GenerateJsonSchema]
+) -> tuple[SchemaValidator, dict[str, Any]]:
+    """The validator and JSON schema of a function whose only parameter, `name`, is object-shaped."""
+    adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+    json_schema = _inline_top_level_ref(adapter.json_schema(schema_generator=schema_generator, mode='validation'))
+    keys = frozenset(cast('dict[str, Any]', json_schema.get('properties', {})))
+
+    def validate(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> dict[str, Any]:
+        if not (isinstance(value, dict) and list(cast('dict[str, Any]', value)) == [name]):
+            return {name: handler(value)}
+        if name not in keys:
+            return {name: handler(value[name])}
+        # The type has a field with the parameter's name, so `{name: ...}` is most likely the object itself;
+        # only if it isn't valid as such is it read as the wrapped arguments.
+        try:
+            return {name: handler(value)}
+        except ValidationError:
+            return {name: handler(value[name])}
+
+    validator = SchemaValidator(core_schema.no_info_wrap_validator_function(validate, adapter.core_schema))
+    return validator, json_schema
+
+
+def _inline_top_level_ref(json_schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace a top-level `$ref` (pydantic makes one for recursive types) by the definition it points to.
+
+    Tool parameters must be an object schema at the top level; `$defs` stay for the references inside it.
+    """
+    ref = json_schema.get('$ref')
+    defs: dict[str, Any] = json_schema.get('$defs', {})
+    if not isinstance(ref, str) or not ref.startswith('#/$defs/'):
+        return json_schema
+    key = ref.removeprefix('#/$defs/')
+    target = dict(defs.get(key, {}))
+    remaining = {k: v for k, v in defs.items() if k != key}
+    if f'"{ref}"' in json.dumps([target, remaining]):
+        # The type refers to itself (directly or through another definition): its definition must stay.
+        remaining[key] = defs[key]
+    if remaining:
+        target['$defs'] = remaining
+    return target
+
+
+def _return_schema(annotation: Any, schema_generator: type[GenerateJsonSchema]) -> dict[str, Any]:
+    """The JSON schema of what the function returns, `{}` when nothing is known about it."""
+    from ._content import ToolReturn
+
+    if annotation in (inspect.Signature.empty, Any, ToolReturn):
+        return {}
+    if annotation is None or annotation is type(None):
+        return {'type': 'null'}
     try:
-        json_schema = TypeAdapter[Any](annotation).json_schema(schema_generator=schema_generator, mode='serialization')
+        return TypeAdapter[Any](annotation).json_schema(schema_generator=schema_generator, mode='serialization')
     except PydanticUserError:
         # A return type pydantic can't describe shouldn't stop the function from being a tool.
-        return None
-
-    defs: dict[str, Any] | None = json_schema.get('$defs')
-    target = json_schema
-    ref = json_schema.get('$ref')
-    if defs is not None and isinstance(ref, str) and ref.startswith('#/$defs/'):
-        # A top-level reference (recursive models generate one): look through it to decide the shape, and
-        # inline the definition while keeping `$defs` for the references inside it.
-        target = defs.get(ref.removeprefix('#/$defs/'), {})
-        if target.get('type') == 'object':
-            return {**{k: v for k, v in target.items() if k != 'title'}, '$defs': defs}
-    if target.get('type') == 'object':
-        return json_schema
-
-    wrapped: dict[str, Any] = {
-        'type': 'object',
-        'properties': {_RETURN_VALUE_KEY: {k: v for k, v in json_schema.items() if k != '$defs'}},
-        'required': [_RETURN_VALUE_KEY],
-    }
-    if defs is not None:
-        wrapped['$defs'] = defs
-    return wrapped
+        return {}
 
 
 def _type_hints(function: Callable[..., Any], signature: inspect.Signature) -> dict[str, Any]:
@@ -397,8 +448,14 @@ def _is_run_context(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, RunContext)
 
 
-def _is_object_type(annotation: Any) -> bool:
+def is_model_like(annotation: Any) -> bool:
+    """Whether a type's JSON schema is an object: a Pydantic model, dataclass, `TypedDict` or `StructuredDict`."""
     stripped: object = _strip_annotated(annotation)
     if not inspect.isclass(stripped):
         return False
-    return issubclass(stripped, BaseModel) or dataclasses.is_dataclass(stripped) or is_typeddict(stripped)
+    return (
+        issubclass(stripped, BaseModel)
+        or dataclasses.is_dataclass(stripped)
+        or is_typeddict(stripped)
+        or bool(getattr(stripped, '__is_model_like__', False))
+    )

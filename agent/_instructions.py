@@ -46,7 +46,8 @@ async def _render_one(source: InstructionSource, ctx: RunContext[Any]) -> str | 
     if isinstance(source, str):
         return source
     if isinstance(source, TemplateStr):
-        return source.render(ctx.deps)
+        template: TemplateStr[Any] = source  # pyright: ignore[reportUnknownVariableType]
+        return template.render(ctx.deps)
     result = await (call_maybe_async(source, ctx) if _takes_ctx(source) else call_maybe_async(source))
     return None if result is None else str(result)
 

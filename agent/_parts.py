@@ -6,17 +6,28 @@ whole history is one discriminated union that round-trips through JSON without l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, TypeAlias
 
 import pydantic
 import pydantic_core
 
-from ._content import BinaryContent, MultiModalContent, UserContent
-from ._env import new_id, now_utc
+from ._content import BinaryContent, UserContent
+from ._env import now_utc
+from ._tool_parts import (
+    BaseToolCallPart,
+    BaseToolReturnPart,
+    NativeToolCallPart,
+    NativeToolReturnPart,
+    ToolCallPart,
+    ToolPartKind,
+    ToolReturnPart,
+    new_tool_call_id,
+    revive_content,
+    tool_return_content_str,
+)
 from .usage import RequestUsage
 
 __all__ = (
@@ -24,6 +35,7 @@ __all__ = (
     'BaseToolReturnPart',
     'BuiltinToolCallPart',
     'BuiltinToolReturnPart',
+    'CompactionPart',
     'FilePart',
     'FinishReason',
     'InstructionPart',
@@ -32,6 +44,7 @@ __all__ = (
     'ModelRequestPart',
     'ModelResponse',
     'ModelResponsePart',
+    'ModelResponseState',
     'NativeToolCallPart',
     'NativeToolReturnPart',
     'RetryPromptPart',
@@ -39,21 +52,12 @@ __all__ = (
     'TextPart',
     'ThinkingPart',
     'ToolCallPart',
+    'ToolPartKind',
     'ToolReturnPart',
     'UserPromptPart',
+    'revive_content',
     'tool_return_content_str',
 )
-
-
-def _new_tool_call_id() -> str:
-    return new_id('call_')
-
-
-def tool_return_content_str(content: Any) -> str:
-    """Render a tool result as the text a model sees."""
-    if isinstance(content, str):
-        return content
-    return pydantic_core.to_json(content, fallback=repr).decode()
 
 
 # ----- request parts -----
@@ -91,72 +95,6 @@ class UserPromptPart:
         return f'UserPromptPart(content={self.content!r})'
 
 
-_CONTENT_KINDS = frozenset({'image-url', 'audio-url', 'video-url', 'document-url', 'binary'})
-_MULTI_MODAL: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(MultiModalContent)
-
-
-def _revive_one(value: Any) -> Any:
-    if not isinstance(value, dict):
-        return value
-    mapping = cast(dict[str, Any], value)
-    if mapping.get('kind') in _CONTENT_KINDS:
-        try:
-            return _MULTI_MODAL.validate_python(mapping)
-        except pydantic.ValidationError:
-            pass  # a plain object that merely has a `kind` key
-    return mapping
-
-
-def revive_content(value: Any) -> Any:
-    """Multi-modal tool results (an image, or a list holding some) read back from JSON as their own types."""
-    if isinstance(value, list):
-        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
-        return [_revive_one(item) for item in items]
-    return _revive_one(value)
-
-
-@dataclass(repr=False)
-class BaseToolReturnPart:
-    """Fields shared by the results of function tools and native tools."""
-
-    tool_name: str
-    """The tool that was called."""
-    content: Annotated[Any, pydantic.BeforeValidator(revive_content)]
-    """The result; anything serializable to JSON (multi-modal content comes back as its own type from JSON)."""
-    tool_call_id: str = field(default_factory=_new_tool_call_id)
-    """The id of the call this answers."""
-    _: KW_ONLY
-    metadata: Any = None
-    """Data kept with the result but not sent to the model."""
-    timestamp: datetime = field(default_factory=now_utc)
-    """When the result was produced."""
-
-    def model_response_str(self) -> str:
-        """The result as the text a model sees."""
-        return tool_return_content_str(self.content)
-
-    def model_response_object(self) -> dict[str, Any]:
-        """The result as a JSON object (non-object results are wrapped under `return_value`)."""
-        value = pydantic_core.to_jsonable_python(self.content, fallback=repr)
-        return value if isinstance(value, dict) else {'return_value': value}  # pyright: ignore[reportUnknownVariableType]
-
-    def __repr__(self) -> str:
-        return (
-            f'{type(self).__name__}(tool_name={self.tool_name!r}, content={self.content!r}, '
-            f'tool_call_id={self.tool_call_id!r})'
-        )
-
-
-@dataclass(repr=False)
-class ToolReturnPart(BaseToolReturnPart):
-    """The result of a function tool call, sent back to the model."""
-
-    _: KW_ONLY
-    outcome: Literal['success', 'failed', 'denied'] = 'success'
-    """Whether the call succeeded, failed (e.g. was interrupted) or was denied by a human."""
-    part_kind: Literal['tool-return'] = 'tool-return'
-
-
 def _error_details_str(errors: list[pydantic_core.ErrorDetails]) -> str:
     lines = [f'{len(errors)} validation error{"s" if len(errors) != 1 else ""}:']
     lines.append(pydantic_core.to_json(errors, indent=2, fallback=repr).decode())
@@ -172,7 +110,7 @@ class RetryPromptPart:
     _: KW_ONLY
     tool_name: str | None = None
     """The tool the retry is about, if any (`None` for plain-text output retries)."""
-    tool_call_id: str = field(default_factory=_new_tool_call_id)
+    tool_call_id: str = field(default_factory=new_tool_call_id)
     """The id of the call this answers."""
     timestamp: datetime = field(default_factory=now_utc)
     """When the part was created."""
@@ -208,6 +146,10 @@ class TextPart:
     _: KW_ONLY
     id: str | None = None
     """The provider's id for the part, if any."""
+    provider_name: str | None = None
+    """The provider that produced the part (its id and details only make sense to the same provider)."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field (some of it must be sent back to the same provider)."""
     part_kind: Literal['text'] = 'text'
 
     def has_content(self) -> bool:
@@ -231,6 +173,8 @@ class ThinkingPart:
     """An opaque signature some providers require to be sent back unchanged."""
     provider_name: str | None = None
     """The provider that produced the part (signatures only make sense to the same provider)."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field (some of it must be sent back to the same provider)."""
     part_kind: Literal['thinking'] = 'thinking'
 
     def has_content(self) -> bool:
@@ -239,82 +183,6 @@ class ThinkingPart:
 
     def __repr__(self) -> str:
         return f'ThinkingPart(content={self.content!r})'
-
-
-@dataclass(repr=False)
-class BaseToolCallPart:
-    """Fields shared by function tool calls and native tool calls."""
-
-    tool_name: str
-    """The tool to call."""
-    args: str | dict[str, Any] | None = None
-    """The arguments: a JSON string as streamed by most providers, or an already-parsed dict."""
-    tool_call_id: str = field(default_factory=_new_tool_call_id)
-    """The call's id, used to match the result to the call (and as an idempotency key)."""
-    _: KW_ONLY
-    id: str | None = None
-    """The provider's id for the part, if different from the call id."""
-
-    def args_as_dict(self) -> dict[str, Any]:
-        """The arguments as a dict.
-
-        Raises:
-            ValueError: if the arguments are a string that is not a JSON object.
-        """
-        if not self.args:
-            return {}
-        if isinstance(self.args, dict):
-            return self.args
-        parsed = pydantic_core.from_json(self.args)
-        if not isinstance(parsed, dict):
-            raise ValueError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
-        return parsed  # pyright: ignore[reportUnknownVariableType]
-
-    def args_as_json_str(self) -> str:
-        """The arguments as a JSON string."""
-        if not self.args:
-            return '{}'
-        if isinstance(self.args, str):
-            return self.args
-        return json.dumps(self.args, ensure_ascii=False)
-
-    def has_content(self) -> bool:
-        """Whether the call has a name or arguments yet."""
-        return bool(self.tool_name or self.args)
-
-    def __repr__(self) -> str:
-        return (
-            f'{type(self).__name__}(tool_name={self.tool_name!r}, args={self.args!r}, '
-            f'tool_call_id={self.tool_call_id!r})'
-        )
-
-
-@dataclass(repr=False)
-class ToolCallPart(BaseToolCallPart):
-    """A call to a function tool (or an output tool) made by the model."""
-
-    _: KW_ONLY
-    part_kind: Literal['tool-call'] = 'tool-call'
-
-
-@dataclass(repr=False)
-class NativeToolCallPart(BaseToolCallPart):
-    """A call to a tool the provider runs itself (web search, code execution, ...)."""
-
-    _: KW_ONLY
-    provider_name: str | None = None
-    """The provider that ran the tool."""
-    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'
-
-
-@dataclass(repr=False)
-class NativeToolReturnPart(BaseToolReturnPart):
-    """The result of a provider-run tool, as reported by the provider."""
-
-    _: KW_ONLY
-    provider_name: str | None = None
-    """The provider that ran the tool."""
-    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
 
 
 BuiltinToolCallPart = NativeToolCallPart
@@ -334,6 +202,8 @@ class FilePart:
     """The provider's id for the part, if any."""
     provider_name: str | None = None
     """The provider that produced the file."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field."""
     part_kind: Literal['file'] = 'file'
 
     def has_content(self) -> bool:
@@ -344,14 +214,44 @@ class FilePart:
         return f'FilePart(content={self.content!r})'
 
 
+@dataclass(repr=False)
+class CompactionPart:
+    """A provider's summary of earlier conversation, standing in for the messages it replaced.
+
+    Only the provider that produced it can read it back: some providers return readable text, others an
+    encrypted blob kept in `provider_details`. Models that do not understand it leave it out of requests.
+    """
+
+    content: str | None = None
+    """The summary text, when the provider returns a readable one."""
+    _: KW_ONLY
+    id: str | None = None
+    """The provider's id for the part, if any."""
+    provider_name: str | None = None
+    """The provider that produced the part (its id and details only make sense to the same provider)."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field (some of it must be sent back to the same provider)."""
+    part_kind: Literal['compaction'] = 'compaction'
+
+    def has_content(self) -> bool:
+        """Whether the part has summary text."""
+        return bool(self.content)
+
+    def __repr__(self) -> str:
+        return f'CompactionPart(content={self.content!r})'
+
+
 ModelResponsePart: TypeAlias = Annotated[
-    TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart | NativeToolReturnPart | FilePart,
+    TextPart | ThinkingPart | ToolCallPart | NativeToolCallPart | NativeToolReturnPart | FilePart | CompactionPart,
     pydantic.Discriminator('part_kind'),
 ]
 """A part of a model's response."""
 
 FinishReason: TypeAlias = Literal['stop', 'length', 'content_filter', 'tool_call', 'error']
 """Why the model stopped generating."""
+
+ModelResponseState: TypeAlias = Literal['complete', 'incomplete', 'interrupted']
+"""Where a response is in its life: fully received, still streaming, or cut off by the caller."""
 
 
 # ----- messages -----
@@ -364,12 +264,18 @@ class ModelRequest:
     parts: Sequence[ModelRequestPart]
     """The parts of the request."""
     _: KW_ONLY
+    # `None` by default (not the time of construction): a request read back from an old history must not
+    # appear to have been sent when it was loaded. The run sets it when it sends the request.
+    timestamp: datetime | None = None
+    """When the request was sent to the model."""
     instructions: str | None = None
     """The instructions in force for this request (sent separately from the history by most models)."""
     run_id: str | None = None
     """The agent run that created the message."""
     conversation_id: str | None = None
     """The conversation the message belongs to."""
+    metadata: dict[str, Any] | None = None
+    """Data kept with the message for the application; never sent to the model."""
     kind: Literal['request'] = 'request'
 
     @classmethod
@@ -396,9 +302,17 @@ class ModelResponse:
     """When the response was received."""
     provider_name: str | None = None
     """The provider that served the request."""
-    provider_details: dict[str, Any] | None = None
+    provider_url: str | None = None
+    """The base URL of the provider that served the request."""
+    # Histories stored before these fields were renamed used `vendor_details` and `vendor_id`.
+    provider_details: Annotated[
+        dict[str, Any] | None,
+        pydantic.Field(validation_alias=pydantic.AliasChoices('provider_details', 'vendor_details')),
+    ] = None
     """Provider-specific details about the response."""
-    provider_response_id: str | None = None
+    provider_response_id: Annotated[
+        str | None, pydantic.Field(validation_alias=pydantic.AliasChoices('provider_response_id', 'vendor_id'))
+    ] = None
     """The provider's id for the response."""
     finish_reason: FinishReason | None = None
     """Why the model stopped."""
@@ -406,6 +320,10 @@ class ModelResponse:
     """The agent run that created the message."""
     conversation_id: str | None = None
     """The conversation the message belongs to."""
+    metadata: dict[str, Any] | None = None
+    """Data kept with the message for the application; never sent to the model."""
+    state: ModelResponseState = 'complete'
+    """`'complete'`, or `'incomplete'` while it streams, or `'interrupted'` if streaming was stopped early."""
     kind: Literal['response'] = 'response'
 
     @property

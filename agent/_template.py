@@ -22,11 +22,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn, TypeAlias, cast
+from typing import Any, Generic, NoReturn, TypeAlias, cast
+
+from typing_extensions import TypeVar
 
 from .exceptions import UserError
 
 __all__ = ('TemplateStr',)
+
+_DepsT = TypeVar('_DepsT', default=Any)
+"""The type of the deps a template is rendered against (only for type checkers: `TemplateStr[MyDeps]`)."""
 
 _TAG = re.compile(r'\{\{\{?\s*(.*?)\s*\}?\}\}', re.DOTALL)
 _BLOCKS = ('if', 'unless', 'each')
@@ -70,7 +75,7 @@ class _Frame:
 
 
 @dataclass(frozen=True)
-class TemplateStr:
+class TemplateStr(Generic[_DepsT]):
     """Instructions as a Handlebars-style template, e.g. `TemplateStr('Hello {{name}}')`.
 
     The template is parsed when it is created, so a syntax error (an unclosed block, say) shows up at
@@ -84,7 +89,7 @@ class TemplateStr:
     def __post_init__(self) -> None:
         object.__setattr__(self, '_nodes', self._parse())
 
-    def render(self, deps: Any) -> str:
+    def render(self, deps: _DepsT) -> str:
         """Render the template with `deps` as its root scope.
 
         Raises:

@@ -12,12 +12,16 @@ BaseException
 │   ├── SkipToolValidation            use supplied arguments instead of validating
 │   └── SkipToolExecution             use a supplied result instead of running the tool
 ├── UserError                         the developer misused the API (a RuntimeError)
-└── AgentRunError                     a run failed
-    ├── UsageLimitExceeded
-    ├── UnexpectedModelBehavior
-    │   └── ToolRetriesExhausted      a tool kept failing after its retries
-    └── ModelAPIError
-        └── ModelHTTPError            a provider answered with an HTTP error status
+├── AgentRunError                     a run failed
+│   ├── UsageLimitExceeded
+│   ├── ConcurrencyLimitExceeded      too many callers were already waiting for a concurrency slot
+│   ├── UnexpectedModelBehavior
+│   │   ├── ToolRetriesExhausted      a tool kept failing after its retries
+│   │   ├── ContentFilterError        the provider's content filter left the response empty
+│   │   └── IncompleteToolCall        the token limit cut a tool call's arguments short
+│   └── ModelAPIError
+│       └── ModelHTTPError            a provider answered with an HTTP error status
+└── ToolRetryError                    carries a tool's retry prompt through `wrap_tool_*` handlers
 ```
 
 Control-flow signals are `Exception` subclasses so that they travel through user code and
@@ -35,7 +39,10 @@ __all__ = (
     'AgentRunError',
     'ApprovalRequired',
     'CallDeferred',
+    'ConcurrencyLimitExceeded',
+    'ContentFilterError',
     'ControlFlowSignal',
+    'IncompleteToolCall',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelRetry',
@@ -43,6 +50,7 @@ __all__ = (
     'SkipToolExecution',
     'SkipToolValidation',
     'ToolRetriesExhausted',
+    'ToolRetryError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
     'UserError',
@@ -196,6 +204,10 @@ class UsageLimitExceeded(AgentRunError):
     """A `UsageLimits` limit was (or would be) exceeded."""
 
 
+class ConcurrencyLimitExceeded(AgentRunError):
+    """A concurrency limiter's queue of waiting callers was already full (its `max_queued`)."""
+
+
 class UnexpectedModelBehavior(AgentRunError):
     """The model behaved in a way the run cannot continue from (e.g. retries exhausted)."""
 
@@ -221,6 +233,17 @@ class ToolRetriesExhausted(UnexpectedModelBehavior):
         self.last_error = last_error
         detail = f': {last_error.model_response()}' if last_error is not None else ''
         super().__init__(f'Tool {tool_name!r} exceeded max retries count of {max_retries}{detail}')
+
+
+class ContentFilterError(UnexpectedModelBehavior):
+    """The provider's content filter stopped the response, leaving nothing to continue the run with."""
+
+
+class IncompleteToolCall(UnexpectedModelBehavior):
+    """The model hit its token limit while writing a tool call, so the call's arguments are cut short.
+
+    Raise `max_tokens` (or ask for less) and run again.
+    """
 
 
 class ModelAPIError(AgentRunError):
@@ -256,3 +279,35 @@ class ModelHTTPError(ModelAPIError):
     def retryable(self) -> bool:
         """Whether retrying the same request may succeed (408, 409, 429 and 5xx)."""
         return self.status_code in (408, 409, 429) or self.status_code >= 500
+
+
+class ToolRetryError(Exception):
+    """Carries a tool's retry prompt (bad arguments, or a `ModelRetry` from the tool) to whoever handles it.
+
+    Raised by the handlers passed to `wrap_tool_validate` and `wrap_tool_execute` hooks when the call should go
+    back to the model as a `RetryPromptPart`; a hook may catch it to inspect or replace the retry. The message is
+    the prompt's text, or a summary of its validation errors.
+    """
+
+    tool_retry: RetryPromptPart
+    """The retry prompt that will be sent to the model."""
+
+    def __init__(self, tool_retry: RetryPromptPart) -> None:
+        self.tool_retry = tool_retry
+        super().__init__(_retry_message(tool_retry))
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        # The default pickling passes the message back to `__init__`, which expects the part.
+        return type(self), (self.tool_retry,)
+
+
+def _retry_message(part: RetryPromptPart) -> str:
+    if isinstance(part.content, str):
+        return part.content
+    errors = part.content
+    target = f' for {part.tool_name!r}' if part.tool_name else ''
+    lines = [f'{len(errors)} validation error{"" if len(errors) == 1 else "s"}{target}']
+    for error in errors:
+        location = '.'.join(str(item) for item in error['loc']) or '__root__'
+        lines.append(f'{location}\n  {error["msg"]} [type={error["type"]}]')
+    return '\n'.join(lines)

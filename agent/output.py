@@ -1,54 +1,80 @@
-"""Output specifications: how a run's final output is produced (plain text or an output tool) and validated."""
+"""Output specifications: how a run's final output is asked for, produced and validated.
+
+`output_type=` takes `str`, a type, an output function, or a marker choosing how the model produces it:
+
+- `ToolOutput(T)`: the model calls an output tool whose arguments are a `T` (the default for types);
+- `NativeOutput(T)`: the provider constrains the response text to `T`'s JSON schema;
+- `PromptedOutput(T)`: the instructions ask for JSON matching `T`'s schema, read from the response text;
+- `TextOutput(f)`: the response text is passed to `f`.
+
+An output function is called with the validated arguments (a `RunContext` first, if it takes one) and may be
+async; raising `ModelRetry` in it asks the model to try again.
+"""
 
 from __future__ import annotations
 
-import inspect
-import re
-import types
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeAlias, Union, cast, get_args, get_origin
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
-import pydantic
-from pydantic.json_schema import GenerateJsonSchema
-from typing_extensions import TypedDict, TypeVar
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
+from typing_extensions import TypeVar
 
 from ._deferred import DeferredToolRequests
-from ._function_schema import GenerateToolJsonSchema
-from ._threads import call_maybe_async
+from ._output_processors import inline_defs
+from ._output_schema import OutputSchema, OutputToolDef, OutputValidator, OutputValidatorFunc
+from ._parts import ToolCallPart
 from ._tool_def import ToolDefinition
 from .exceptions import UserError
+from .models._request_parameters import OutputMode, OutputObjectDefinition, StructuredOutputMode
 
 if TYPE_CHECKING:
     from ._run_context import RunContext
 
 __all__ = (
     'DeferredToolRequests',
+    'NativeOutput',
+    'OutputContext',
+    'OutputDataT',
+    'OutputMode',
+    'OutputObjectDefinition',
     'OutputSchema',
     'OutputSpec',
     'OutputToolDef',
+    'OutputTypeOrFunction',
     'OutputValidator',
     'OutputValidatorFunc',
+    'PromptedOutput',
+    'StructuredDict',
+    'StructuredOutputMode',
+    'TextOutput',
+    'TextOutputFunc',
     'ToolOutput',
 )
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
-T = TypeVar('T')
+"""The type of a run's output."""
+T_co = TypeVar('T_co', covariant=True)
 
-DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
-DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversation'
+OutputTypeOrFunction: TypeAlias = type[Any] | Callable[..., Any]
+"""An output type, or an output function whose (awaited) return value is the output."""
+
+TextOutputFunc: TypeAlias = Callable[['RunContext[Any]', str], Any] | Callable[[str], Any]
+"""A function turning the response text into the output; it may take a `RunContext` first and may be async."""
 
 
 @dataclass(init=False)
 class ToolOutput(Generic[OutputDataT]):
-    """An output type produced by the model calling an output tool, with the tool's name and description."""
+    """An output produced by the model calling an output tool, with the tool's name and description."""
 
-    output_type: type[OutputDataT] | Any
-    """The type the tool's arguments are validated into."""
+    output: OutputTypeOrFunction
+    """The type the tool's arguments are validated into, or an output function taking them."""
     name: str | None
-    """The output tool's name (defaults to `final_result`, suffixed with the type name for unions)."""
+    """The output tool's name (defaults to `final_result`, suffixed with the type name for several outputs)."""
     description: str | None
-    """The output tool's description (defaults to the type's docstring)."""
+    """The output tool's description (defaults to the type's or function's docstring)."""
     max_retries: int | None
     """Output retries for this tool (defaults to the agent's output retries)."""
     strict: bool | None
@@ -56,192 +82,169 @@ class ToolOutput(Generic[OutputDataT]):
 
     def __init__(
         self,
-        type_: type[OutputDataT] | Any,
+        type_: OutputTypeOrFunction,
         *,
         name: str | None = None,
         description: str | None = None,
         max_retries: int | None = None,
         strict: bool | None = None,
     ) -> None:
-        self.output_type = type_
+        self.output = type_
         self.name = name
         self.description = description
         self.max_retries = max_retries
         self.strict = strict
 
+    @property
+    def output_type(self) -> OutputTypeOrFunction:
+        """Older name of `output`."""
+        return self.output
+
+
+@dataclass(init=False)
+class NativeOutput(Generic[OutputDataT]):
+    """An output the provider constrains the response text to (its JSON schema mode), read as JSON.
+
+    With several outputs the model picks one: the response is `{'result': {'kind': <name>, 'data': {...}}}`.
+    """
+
+    outputs: OutputTypeOrFunction | Sequence[OutputTypeOrFunction]
+    """The output types or functions."""
+    name: str | None
+    """The name of the schema sent to the provider (defaults to the type's or function's name)."""
+    description: str | None
+    """The description sent with the schema (defaults to the type's or function's docstring)."""
+    strict: bool | None
+    """Whether to ask the provider for strict schema adherence (`None`: when the schema allows it)."""
+    template: str | Literal[False] | None
+    """Instructions sent with the schema, for models that need it in the prompt too; `{schema}` is replaced by the
+    JSON schema. `False` sends none."""
+
+    def __init__(
+        self,
+        outputs: OutputTypeOrFunction | Sequence[OutputTypeOrFunction],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
+        template: str | Literal[False] | None = None,
+    ) -> None:
+        self.outputs = outputs
+        self.name = name
+        self.description = description
+        self.strict = strict
+        self.template = template
+
+
+@dataclass(init=False)
+class PromptedOutput(Generic[OutputDataT]):
+    """An output asked for in the instructions (with its JSON schema) and read from the response text as JSON.
+
+    Works with any model, tools or not; with several outputs the model picks one as in `NativeOutput`.
+    """
+
+    outputs: OutputTypeOrFunction | Sequence[OutputTypeOrFunction]
+    """The output types or functions."""
+    name: str | None
+    """The name of the output (defaults to the type's or function's name)."""
+    description: str | None
+    """The description of the output (defaults to the type's or function's docstring)."""
+    template: str | Literal[False] | None
+    """The instructions asking for the output; `{schema}` is replaced by the JSON schema (appended if absent).
+    `None` uses the model profile's template; `False` sends no instructions."""
+
+    def __init__(
+        self,
+        outputs: OutputTypeOrFunction | Sequence[OutputTypeOrFunction],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        template: str | Literal[False] | None = None,
+    ) -> None:
+        self.outputs = outputs
+        self.name = name
+        self.description = description
+        self.template = template
+
+
+@dataclass
+class TextOutput(Generic[OutputDataT]):
+    """Plain text output passed through a function (taking the text, after an optional `RunContext`)."""
+
+    output_function: TextOutputFunc
+    """The function producing the output from the response text; it may be async and may raise `ModelRetry`."""
+
+
+@dataclass
+class OutputContext:
+    """What is known about the output being processed (given to code that inspects or wraps output handling)."""
+
+    mode: OutputMode
+    """The output mode of the run's output schema."""
+    output_type: type[Any] | None
+    """The type the model produces (for an output function: its argument's type)."""
+    object_def: OutputObjectDefinition | None
+    """The schema, name and description of structured output."""
+    has_function: bool
+    """Whether an output function is called on the validated value."""
+    function_name: str | None = None
+    """The output function's name, when known."""
+    tool_call: ToolCallPart | None = None
+    """The output tool call, when the output came through one."""
+    tool_def: ToolDefinition | None = None
+    """The output tool's definition, when the output came through one."""
+    allows_text: bool = False
+    """Whether text is an accepted output."""
+    allows_image: bool = False
+    """Whether an image is an accepted output."""
+    allows_deferred_tools: bool = False
+    """Whether `DeferredToolRequests` is an accepted output."""
+
+
+def StructuredDict(
+    json_schema: JsonSchemaValue, name: str | None = None, description: str | None = None
+) -> type[JsonSchemaValue]:
+    """A `dict[str, Any]` type whose JSON schema is `json_schema`, for structured output without a model class.
+
+    Args:
+        json_schema: An object JSON schema; `$defs` references are inlined.
+        name: The output's name (defaults to the schema's `title`).
+        description: The output's description (defaults to the schema's `description`).
+
+    Returns:
+        A `dict` subclass to use as (or in) `output_type`.
+
+    Raises:
+        UserError: if the schema is not an object schema, or is recursive.
+    """
+    if json_schema.get('type') != 'object':
+        raise UserError("StructuredDict needs an object JSON schema ({'type': 'object', ...})")
+    schema = inline_defs(json_schema) if '$defs' in json_schema else dict(json_schema)
+    if name:
+        schema['title'] = name
+    if description:
+        schema['description'] = description
+
+    class _StructuredDict(dict[str, Any]):
+        __is_model_like__ = True
+
+        @classmethod
+        def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+            return core_schema.dict_schema(keys_schema=core_schema.str_schema(), values_schema=core_schema.any_schema())
+
+        @classmethod
+        def __get_pydantic_json_schema__(
+            cls, core: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+        ) -> JsonSchemaValue:
+            return dict(schema)
+
+    _StructuredDict.__name__ = schema.get('title') or 'StructuredDict'
+    return _StructuredDict
+
 
 OutputSpec: TypeAlias = Any
 """What `output_type=` accepts.
 
-One of `str`, a type, `ToolOutput(...)`, `DeferredToolRequests`, or a sequence/union of those.
+One of `str`, a type, an output function, `ToolOutput(...)`, `NativeOutput(...)`, `PromptedOutput(...)`,
+`TextOutput(...)`, `DeferredToolRequests`, or a sequence/union of those.
 """
-
-OutputValidatorFunc: TypeAlias = (
-    Callable[['RunContext[Any]', Any], Any]
-    | Callable[['RunContext[Any]', Any], Awaitable[Any]]
-    | Callable[[Any], Any]
-    | Callable[[Any], Awaitable[Any]]
-)
-"""A function that checks (and may transform) the output; raise `ModelRetry` to ask the model again."""
-
-
-@dataclass
-class OutputValidator:
-    """An output validator function with its calling convention worked out once."""
-
-    function: OutputValidatorFunc
-    """The validator."""
-    takes_ctx: bool = field(init=False)
-    """Whether it receives the `RunContext` first."""
-
-    def __post_init__(self) -> None:
-        params = list(inspect.signature(self.function).parameters.values())
-        self.takes_ctx = len(params) >= 2
-
-    async def validate(self, output: Any, ctx: RunContext[Any]) -> Any:
-        """Run the validator; returns the (possibly transformed) output."""
-        args = (ctx, output) if self.takes_ctx else (output,)
-        return await call_maybe_async(self.function, *args)
-
-
-@dataclass
-class OutputToolDef:
-    """An output tool: its definition and how to validate its arguments into the output value."""
-
-    tool_def: ToolDefinition
-    """The definition sent to the model."""
-    validator: pydantic.TypeAdapter[Any]
-    """Validates the (unwrapped) arguments into the output value."""
-    max_retries: int | None = None
-    """Retries for this tool, if it overrides the agent's output retries."""
-
-    def validate_args(self, args: str | dict[str, Any] | None, *, context: Any = None) -> Any:
-        """Validate raw tool call arguments (JSON string or dict) into the output value.
-
-        Raises:
-            pydantic.ValidationError: when the arguments are not valid JSON or do not match the schema.
-        """
-        if isinstance(args, str):
-            value = self.validator.validate_json(args or '{}', context=context)
-        else:
-            value = self.validator.validate_python(args or {}, context=context)
-        key = self.tool_def.outer_typed_dict_key
-        return value[key] if key is not None else value
-
-    def validate_partial(self, args: str | dict[str, Any] | None) -> Any | None:
-        """Validate arguments that are still streaming; `None` when they can't be validated yet."""
-        try:
-            if isinstance(args, str):
-                value = self.validator.validate_json(args or '{}', experimental_allow_partial='trailing-strings')
-            else:
-                value = self.validator.validate_python(args or {}, experimental_allow_partial=True)
-        except pydantic.ValidationError:
-            return None
-        key = self.tool_def.outer_typed_dict_key
-        if key is None:
-            return value
-        return cast('dict[str, Any]', value).get(key) if isinstance(value, dict) else None
-
-
-def _flatten(spec: Any) -> list[Any]:
-    if isinstance(spec, Sequence) and not isinstance(spec, str):
-        items: list[Any] = []
-        for item in spec:  # pyright: ignore[reportUnknownVariableType]
-            items.extend(_flatten(item))
-        return items
-    if get_origin(spec) is Union or isinstance(spec, types.UnionType):  # `Union[A, B]` and `A | B`
-        return [item for arg in get_args(spec) for item in _flatten(arg)]
-    return [spec]
-
-
-def _type_name(tp: Any) -> str:
-    name = getattr(tp, '__name__', None) or re.sub(r'[^A-Za-z0-9_]', '_', str(tp))
-    return re.sub(r'[^A-Za-z0-9_-]', '_', name)
-
-
-def _is_object_schema(schema: dict[str, Any]) -> bool:
-    return schema.get('type') == 'object' and '$ref' not in schema
-
-
-@dataclass
-class OutputSchema:
-    """The resolved output specification of a run."""
-
-    allows_text: bool
-    """Plain text is a valid final output."""
-    allows_deferred_tool_requests: bool
-    """`DeferredToolRequests` is among the output types."""
-    tools: dict[str, OutputToolDef]
-    """Output tools by name."""
-
-    @property
-    def tool_defs(self) -> list[ToolDefinition]:
-        """Definitions of the output tools."""
-        return [tool.tool_def for tool in self.tools.values()]
-
-    @property
-    def mode(self) -> str:
-        """The output mode passed to the model."""
-        if self.tools and self.allows_text:
-            return 'tool_or_text'
-        return 'tool' if self.tools else 'text'
-
-    @classmethod
-    def build(
-        cls,
-        output_type: OutputSpec,
-        *,
-        schema_generator: type[GenerateJsonSchema] = GenerateToolJsonSchema,
-    ) -> OutputSchema:
-        """Resolve an `output_type` into text/tool outputs.
-
-        Raises:
-            UserError: if the spec is empty or names the same output tool twice.
-        """
-        items = _flatten(output_type)
-        if not items:
-            raise UserError('output_type must name at least one type')
-        allows_text = False
-        allows_deferred = False
-        structured: list[ToolOutput[Any]] = []
-        for item in items:
-            if item is str:
-                allows_text = True
-            elif item is DeferredToolRequests:
-                allows_deferred = True
-            elif isinstance(item, ToolOutput):
-                structured.append(item)  # pyright: ignore[reportUnknownArgumentType]
-            else:
-                structured.append(ToolOutput(item))
-        if not allows_text and not structured:
-            # Only DeferredToolRequests: the model still needs a way to answer, so text is allowed.
-            allows_text = True
-        tools: dict[str, OutputToolDef] = {}
-        multiple = len(structured) > 1
-        for spec in structured:
-            name = spec.name or (
-                f'{DEFAULT_OUTPUT_TOOL_NAME}_{_type_name(spec.output_type)}' if multiple else DEFAULT_OUTPUT_TOOL_NAME
-            )
-            if name in tools:
-                raise UserError(f'Two output types map to the same output tool name {name!r}; give them distinct names')
-            adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(spec.output_type)
-            schema = adapter.json_schema(schema_generator=schema_generator)
-            outer_key = None
-            if not _is_object_schema(schema):
-                # Tool arguments must be a JSON object, so other types are wrapped in a one-key object.
-                outer_key = 'response'
-                wrapper = TypedDict(f'{_type_name(spec.output_type)}Wrapper', {outer_key: spec.output_type})  # type: ignore[misc]
-                adapter = pydantic.TypeAdapter(wrapper)
-                schema = adapter.json_schema(schema_generator=schema_generator)
-            description = spec.description or schema.pop('description', None) or DEFAULT_OUTPUT_TOOL_DESCRIPTION
-            schema.pop('title', None)
-            tool_def = ToolDefinition(
-                name=name,
-                parameters_json_schema=schema,
-                description=description,
-                outer_typed_dict_key=outer_key,
-                strict=spec.strict,
-                kind='output',
-            )
-            tools[name] = OutputToolDef(tool_def=tool_def, validator=adapter, max_retries=spec.max_retries)
-        return cls(allows_text=allows_text, allows_deferred_tool_requests=allows_deferred, tools=tools)

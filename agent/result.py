@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
-from ._parts import ModelMessage, TextPart, ToolCallPart
+from ._parts import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from .exceptions import ModelRetry, UserError
 from .usage import RunUsage
 
@@ -16,7 +19,7 @@ if TYPE_CHECKING:
     from .output import OutputSchema
     from .run import AgentRunResult
 
-__all__ = ('FinalResult', 'StreamedRunResult')
+__all__ = ('AgentEventStream', 'FinalResult', 'StreamedRunResult', 'StreamedRunResultSync')
 
 OutputDataT = TypeVar('OutputDataT', default=str, covariant=True)
 
@@ -95,8 +98,13 @@ class StreamedRunResult(Generic[OutputDataT]):
                     delta = event.delta.content_delta if isinstance(event.delta, TextPartDelta) else None
                     yield delta, part
 
-    async def stream_text(self, *, delta: bool = False) -> AsyncIterator[str]:
+    async def stream_text(self, *, delta: bool = False, debounce_by: float | None = None) -> AsyncIterator[str]:
         """Stream the final text output: the growing text, or only the new pieces with `delta=True`.
+
+        Args:
+            delta: Yield only the new text of each update instead of the whole text so far.
+            debounce_by: Gather the pieces that arrive within this many seconds of the last update into one
+                update (`None`, the default, yields every piece as it arrives). Nothing is held back at the end.
 
         Raises:
             UserError: if the output is not text.
@@ -104,14 +112,25 @@ class StreamedRunResult(Generic[OutputDataT]):
         if not self._schema.allows_text:
             raise UserError('stream_text() needs text output; use stream_output() for structured output.')
         text = ''
+        pending = ''
+        last_update = -float('inf')
         async for piece, _part in self._updates():
             if piece is _RESET:
-                text = ''
+                text = pending = ''
                 continue
             if not piece:
                 continue
             text += piece
-            yield piece if delta else text
+            pending += piece
+            # The event loop's clock: deterministic where the loop is (a workflow), unlike the system clock.
+            now = asyncio.get_running_loop().time()
+            if debounce_by is not None and now - last_update < debounce_by:
+                continue
+            last_update = now
+            yield pending if delta else text
+            pending = ''
+        if pending:
+            yield pending if delta else text
 
     async def stream_output(self) -> AsyncIterator[Any]:
         """Stream the output as it grows: text so far, or the partially validated structured output."""
@@ -119,7 +138,10 @@ class StreamedRunResult(Generic[OutputDataT]):
             if piece is _RESET:
                 continue
             if isinstance(part, TextPart):
-                partial: Any = part.content
+                # Native/prompted output streams as JSON text, partially validated like tool arguments.
+                partial: Any = self._schema.validate_partial_text(part.content)
+                if partial is None:
+                    continue
             elif isinstance(part, ToolCallPart) and part.tool_name in self._schema.tools:
                 partial = self._schema.tools[part.tool_name].validate_partial(part.args)
                 if partial is None:
@@ -163,6 +185,121 @@ class StreamedRunResult(Generic[OutputDataT]):
     def result(self) -> AgentRunResult[OutputDataT] | None:
         """The run's result, once it has finished."""
         return self._result
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last model response of the finished run."""
+        return self._require_result().response
+
+
+class StreamedRunResultSync(Generic[OutputDataT]):
+    """A `StreamedRunResult` driven from synchronous code (from `Agent.run_stream_sync`).
+
+    The run lives on a private event loop, which is closed once the run has finished (the output has been
+    read, or a stream consumed to its end).
+    """
+
+    def __init__(
+        self,
+        result: StreamedRunResult[OutputDataT],
+        loop: asyncio.AbstractEventLoop,
+        context: AbstractAsyncContextManager[Any],
+    ) -> None:
+        self._result = result
+        self._loop = loop
+        self._context = context
+
+    def _close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self._context.__aexit__(None, None, None))
+            self._loop.close()
+
+    def _drain(self, stream: AsyncIterator[Any]) -> Iterator[Any]:
+        try:
+            while True:
+                try:
+                    item = self._loop.run_until_complete(anext(stream))
+                except StopAsyncIteration:
+                    break
+                yield item
+            self._loop.run_until_complete(self._result.get_output())
+        finally:
+            self._close()
+
+    def stream_text(self, *, delta: bool = False, debounce_by: float | None = None) -> Iterator[str]:
+        """Stream the final text output (see `StreamedRunResult.stream_text`)."""
+        return self._drain(self._result.stream_text(delta=delta, debounce_by=debounce_by))
+
+    def stream_output(self) -> Iterator[OutputDataT]:
+        """Stream the output as it grows (see `StreamedRunResult.stream_output`)."""
+        return self._drain(self._result.stream_output())
+
+    def get_output(self) -> OutputDataT:
+        """Wait for the run to finish and return its output."""
+        if self._result.is_complete:
+            assert self._result.result is not None
+            return self._result.result.output
+        try:
+            return self._loop.run_until_complete(self._result.get_output())
+        finally:
+            self._close()
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether the run has finished."""
+        return self._result.is_complete
+
+    def all_messages(self) -> list[ModelMessage]:
+        """All messages of the finished run."""
+        return self._result.all_messages()
+
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages the finished run produced."""
+        return self._result.new_messages()
+
+    def usage(self) -> RunUsage:
+        """Usage of the finished run."""
+        return self._result.usage()
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last model response of the finished run."""
+        return self._result.response
+
+
+class AgentEventStream(Generic[OutputDataT]):
+    """The events of a run (from `Agent.run_stream_events`), ending with an `AgentRunResultEvent`.
+
+    Iterate it directly (`async for event in agent.run_stream_events(...)`), or enter it first to bound the
+    run's lifetime (`async with agent.run_stream_events(...) as events: async for event in events`).
+    Leaving early cancels the run.
+    """
+
+    def __init__(self, open_stream: Callable[[], AbstractAsyncContextManager[AsyncIterator[Any]]]) -> None:
+        self._open_stream = open_stream
+        self._context: AbstractAsyncContextManager[AsyncIterator[Any]] | None = None
+        self._events: AsyncIterator[Any] | None = None
+
+    async def __aenter__(self) -> AgentEventStream[OutputDataT]:
+        self._context = self._open_stream()
+        self._events = await self._context.__aenter__()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        assert self._context is not None
+        return await self._context.__aexit__(exc_type, exc, tb)
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        if self._events is not None:
+            return self._events
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[Any]:
+        async with self._open_stream() as events:
+            async for event in events:
+                yield event
 
 
 _RESET: Any = object()

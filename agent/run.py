@@ -19,7 +19,7 @@ from ._agent_graph import (
     drain_pending,
 )
 from ._deferred import DeferredToolRequests
-from ._parts import ModelMessage, ModelRequest, ToolReturnPart
+from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ._run_context import RunContext
 from .graph import End
 from .messages import ModelMessagesTypeAdapter
@@ -44,6 +44,24 @@ class AgentRunResult(Generic[OutputT]):
     _output_tool_name: str | None = field(default=None, repr=False)
     _state: GraphAgentState = field(default_factory=GraphAgentState, repr=False)
     _new_message_index: int = field(default=0, repr=False)
+    _metadata: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata (the agent's and the run's, merged), if any."""
+        return self._metadata
+
+    @property
+    def response(self) -> ModelResponse:
+        """The last model response of the run.
+
+        Raises:
+            ValueError: if the run made no model request (e.g. a `wrap_run` hook answered by itself).
+        """
+        for message in reversed(self._state.message_history):
+            if isinstance(message, ModelResponse):
+                return message
+        raise ValueError('The run has no model response')
 
     def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """Every message of the conversation, including the history the run started from."""
@@ -144,6 +162,11 @@ class AgentRun(Generic[DepsT, OutputT]):
         """The result, once the run has ended."""
         return self._result
 
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """The run's metadata (the agent's and the run's, merged), if any."""
+        return self._deps.metadata
+
     def all_messages(self) -> list[ModelMessage]:
         """All messages so far."""
         return list(self._state.message_history)
@@ -209,6 +232,7 @@ class AgentRun(Generic[DepsT, OutputT]):
                 _output_tool_name=final.tool_name,
                 _state=self._state,
                 _new_message_index=self._deps.new_message_index,
+                _metadata=self._deps.metadata,
             )
             self._set_result(await self._finish(result=run_result) if self._finish is not None else run_result)
         return self._next_node

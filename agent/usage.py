@@ -2,20 +2,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any
+
+import pydantic
 
 from .exceptions import UsageLimitExceeded
 
 __all__ = ('RequestUsage', 'RunUsage', 'UsageLimits')
 
-_TOKEN_FIELDS = ('input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens')
+_TOKEN_FIELDS = (
+    'input_tokens',
+    'output_tokens',
+    'cache_read_tokens',
+    'cache_write_tokens',
+    'reasoning_tokens',
+    'input_audio_tokens',
+    'cache_audio_read_tokens',
+    'output_audio_tokens',
+)
+
+
+def _details_or_empty(value: Any) -> Any:
+    # Older stored histories may carry `"details": null`.
+    return {} if value is None else value
 
 
 @dataclass
 class _TokenCounts:
-    input_tokens: int = 0
+    # The old names `request_tokens`/`response_tokens` are still read, so histories stored under them load.
+    input_tokens: Annotated[
+        int, pydantic.Field(validation_alias=pydantic.AliasChoices('input_tokens', 'request_tokens'))
+    ] = 0
     """Tokens sent to the model (including cached ones)."""
-    output_tokens: int = 0
+    output_tokens: Annotated[
+        int, pydantic.Field(validation_alias=pydantic.AliasChoices('output_tokens', 'response_tokens'))
+    ] = 0
     """Tokens produced by the model (including reasoning tokens)."""
     cache_read_tokens: int = 0
     """Input tokens served from the provider's prompt cache."""
@@ -23,13 +45,26 @@ class _TokenCounts:
     """Input tokens written to the provider's prompt cache."""
     reasoning_tokens: int = 0
     """Output tokens spent on reasoning/thinking."""
-    details: dict[str, int] = field(default_factory=dict[str, int])
+    details: Annotated[dict[str, int], pydantic.BeforeValidator(_details_or_empty)] = field(
+        default_factory=dict[str, int]
+    )
     """Provider-specific counters."""
+    # Declared after `details` so positional construction keeps its meaning.
+    input_audio_tokens: int = 0
+    """Audio input tokens (part of `input_tokens`)."""
+    cache_audio_read_tokens: int = 0
+    """Audio input tokens served from the provider's prompt cache (part of `cache_read_tokens`)."""
+    output_audio_tokens: int = 0
+    """Audio output tokens (part of `output_tokens`)."""
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
+
+    def has_values(self) -> bool:
+        """Whether anything has been counted."""
+        return any(getattr(self, f.name) for f in fields(self))
 
     def _add_tokens(self, other: _TokenCounts) -> None:
         for name in _TOKEN_FIELDS:
@@ -41,6 +76,15 @@ class _TokenCounts:
 @dataclass
 class RequestUsage(_TokenCounts):
     """Usage reported for a single model request."""
+
+    @property
+    def requests(self) -> int:
+        """Always 1: this is the usage of one request."""
+        return 1
+
+    def incr(self, usage: RequestUsage) -> None:
+        """Add another request's tokens in place (e.g. usage reported in pieces while a response streams)."""
+        self._add_tokens(usage)
 
     def __add__(self, other: RequestUsage) -> RequestUsage:
         result = RequestUsage()
@@ -70,10 +114,6 @@ class RunUsage(_TokenCounts):
         result.incr(self)
         result.incr(other)
         return result
-
-    def has_values(self) -> bool:
-        """Whether anything has been counted."""
-        return bool(self.requests or self.tool_calls or self.total_tokens or self.details)
 
 
 @dataclass

@@ -66,6 +66,7 @@ def test_google_sections_are_parsed():
             'filters': 'Equality filters.',
         },
         returns='The rows.',
+        returns_type='list[dict]',
     )
 
 
@@ -80,6 +81,7 @@ def test_numpy_sections_are_parsed():
             'columns': 'Columns to select.',
         },
         returns='The rows.',
+        returns_type='list of dict',
     )
 
 
@@ -92,6 +94,7 @@ def test_sphinx_fields_are_parsed():
             'columns': 'Columns to select.',
         },
         returns='The rows.',
+        returns_type='list[dict]',
     )
 
 

@@ -37,6 +37,21 @@ class Options(TypedDict):
     verbose: bool
 
 
+class Wrapper(BaseModel):
+    wrapper: int = 0
+
+
+class Query(BaseModel):
+    """A search query."""
+
+    text: str
+
+
+class Node(BaseModel):
+    name: str
+    children: list[Node] = []
+
+
 class Contextual(BaseModel):
     value: str
 
@@ -103,7 +118,9 @@ def test_sphinx_docstring_descriptions_land_in_the_json_schema():
         return city
 
     schema = function_schema(tool)
-    assert schema.description == 'Get the forecast.'
+    assert schema.description == (
+        '<summary>Get the forecast.</summary>\n<returns>\n<description>The forecast.</description>\n</returns>'
+    )
     assert schema.json_schema['properties']['city']['description'] == 'The city name.'
     assert schema.json_schema['properties']['days']['description'] == 'How many days.'
 
@@ -274,7 +291,7 @@ def test_the_validation_context_is_passed_through():
     assert schema.validate_json('{"item": {"value": "a"}}', context={'suffix': '?'})['item'].value == 'a?'
 
 
-def test_a_single_object_argument_sets_single_arg_name_but_keeps_the_schema_nested():
+def test_a_single_model_argument_exposes_the_model_schema_flattened():
     def tool(address: Address) -> None:
         pass
 
@@ -283,8 +300,76 @@ def test_a_single_object_argument_sets_single_arg_name_but_keeps_the_schema_nest
 
     schema = function_schema(tool)
     assert schema.single_arg_name == 'address'
-    assert schema.json_schema['properties'] == {'address': {'$ref': '#/$defs/Address'}}
+    assert schema.json_schema == {
+        'title': 'Address',
+        'type': 'object',
+        'properties': {'street': {'type': 'string'}, 'number': {'type': 'integer', 'default': 1}},
+        'required': ['street'],
+    }
     assert function_schema(scalar).single_arg_name is None
+
+
+def test_a_single_dataclass_argument_is_flattened_and_validated_from_either_shape():
+    def tool(point: Point) -> None:
+        pass
+
+    schema = function_schema(tool)
+    assert schema.json_schema['properties'] == {'x': {'type': 'integer'}, 'y': {'type': 'integer'}}
+    assert schema.validate_json('{"x": 1, "y": "2"}') == {'point': Point(1, 2)}
+    # Arguments validated before (e.g. stored and re-validated) come wrapped under the parameter name.
+    assert schema.validate_python({'point': {'x': 1, 'y': 2}}) == {'point': Point(1, 2)}
+    with pytest.raises(ValidationError):
+        schema.validate_json('{"x": 1}')
+
+
+def test_a_single_model_argument_with_a_field_of_the_same_name_reads_it_as_the_model():
+    def tool(wrapper: Wrapper) -> None:
+        pass
+
+    schema = function_schema(tool)
+    assert schema.validate_python({'wrapper': 3}) == {'wrapper': Wrapper(wrapper=3)}
+    assert schema.validate_python({'wrapper': {'wrapper': 4}}) == {'wrapper': Wrapper(wrapper=4)}
+
+
+async def test_a_single_model_argument_is_passed_to_the_function_with_ctx_first():
+    async def tool(ctx: RunContext[None], address: Address) -> str:
+        return f'{ctx} {address.street} {address.number}'
+
+    schema = function_schema(tool)
+    assert schema.takes_ctx
+    assert await schema.call(schema.validate_json('{"street": "Main"}'), 'ctx') == 'ctx Main 1'
+
+
+def test_a_single_model_argument_gives_its_docstring_when_the_function_has_none():
+    def search(query: Query) -> None:
+        pass
+
+    def documented(query: Query) -> None:
+        """Search the web."""
+
+    assert function_schema(search).description == 'A search query.'
+    assert 'description' not in function_schema(search).json_schema
+    assert function_schema(documented).description == 'Search the web.'
+
+
+def test_a_single_recursive_model_argument_keeps_its_definitions():
+    def tool(node: Node) -> None:
+        pass
+
+    schema = function_schema(tool)
+    assert schema.json_schema['type'] == 'object'
+    assert schema.json_schema['properties']['children']['items'] == {'$ref': '#/$defs/Node'}
+    assert 'Node' in schema.json_schema['$defs']
+    assert schema.validate_python({'name': 'a', 'children': [{'name': 'b'}]})['node'].children[0].name == 'b'
+
+
+def test_a_function_schema_has_no_title_but_object_definitions_keep_theirs():
+    def tool(address: Address, point: Point) -> None:
+        pass
+
+    schema = function_schema(tool)
+    assert 'title' not in schema.json_schema
+    assert schema.json_schema['$defs']['Address']['title'] == 'Address'
 
 
 # --- calling ----------------------------------------------------------------------------------------------
@@ -399,15 +484,15 @@ async def test_call_maybe_async_awaits_async_callables_and_threads_sync_ones():
 # --- return schemas ---------------------------------------------------------------------------------------
 
 
-def test_a_scalar_return_schema_is_wrapped_in_an_object():
-    def tool() -> int:
+def test_a_scalar_return_schema_is_the_type_schema():
+    def count() -> int:
         return 1
 
-    assert function_schema(tool).return_schema == {
-        'type': 'object',
-        'properties': {'return_value': {'type': 'integer'}},
-        'required': ['return_value'],
-    }
+    def name() -> str:
+        return ''
+
+    assert function_schema(count).return_schema == {'type': 'integer'}
+    assert function_schema(name).return_schema == {'type': 'string'}
 
 
 def test_a_model_return_schema_is_used_as_is():
@@ -415,13 +500,14 @@ def test_a_model_return_schema_is_used_as_is():
         return Address(street='x')
 
     assert function_schema(tool).return_schema == {
+        'title': 'Address',
         'type': 'object',
         'properties': {'street': {'type': 'string'}, 'number': {'type': 'integer', 'default': 1}},
         'required': ['street'],
     }
 
 
-def test_there_is_no_return_schema_for_none_any_or_a_missing_annotation():
+def test_a_none_return_is_null_and_any_or_a_missing_annotation_is_unconstrained():
     def returns_none() -> None:
         pass
 
@@ -431,8 +517,70 @@ def test_there_is_no_return_schema_for_none_any_or_a_missing_annotation():
     def unannotated():
         pass
 
-    for function in (returns_none, returns_any, unannotated):
-        assert function_schema(function).return_schema is None
+    assert function_schema(returns_none).return_schema == {'type': 'null'}
+    assert function_schema(returns_any).return_schema == {}
+    assert function_schema(unannotated).return_schema == {}
+
+
+def test_the_returns_section_of_a_google_docstring_is_kept_in_the_description():
+    def tool(x: int) -> str:
+        """Do something.
+
+        Args:
+            x: The input.
+
+        Returns:
+            str: The result as text.
+        """
+        return str(x)
+
+    def only_returns() -> str:
+        """
+        Returns:
+            The result.
+        """
+        return ''
+
+    assert function_schema(tool).description == (
+        '<summary>Do something.</summary>\n<returns>\n<type>str</type>\n'
+        '<description>The result as text.</description>\n</returns>'
+    )
+    assert function_schema(only_returns).description == (
+        '<returns>\n<description>The result.</description>\n</returns>'
+    )
+
+
+def test_the_returns_section_of_numpy_and_sphinx_docstrings_keeps_the_written_type():
+    def numpy_tool(x: int) -> str:
+        """Do something.
+
+        Parameters
+        ----------
+        x : int
+            The input.
+
+        Returns
+        -------
+        str
+            The result.
+        """
+        return ''
+
+    def sphinx_tool(x: int) -> str:
+        """Do something.
+
+        :param x: The input.
+        :rtype: str
+        :return: The result.
+        """
+        return ''
+
+    expected = (
+        '<summary>Do something.</summary>\n<returns>\n<type>str</type>\n'
+        '<description>The result.</description>\n</returns>'
+    )
+    assert function_schema(numpy_tool).description == expected
+    assert function_schema(sphinx_tool).description == expected
 
 
 async def test_inline_executor_calls_sync_functions_on_the_calling_thread() -> None:

@@ -11,6 +11,7 @@ from agent import Agent
 from agent.messages import (
     AudioUrl,
     BinaryContent,
+    CompactionPart,
     DocumentUrl,
     FilePart,
     ImageUrl,
@@ -77,30 +78,56 @@ def every_part_history() -> list[ModelMessage]:
             RetryPromptPart(validation_errors, tool_name='add', tool_call_id='call-3', timestamp=T0),
             RetryPromptPart('Plain text is not allowed.', tool_call_id='call-4', timestamp=T0),
         ],
+        timestamp=T0,
         instructions='Answer in one sentence.',
         run_id='run-1',
         conversation_id='conv-1',
+        metadata={'origin': 'web'},
     )
     response = ModelResponse(
         parts=[
-            ThinkingPart('Let me think.', id='think-1', signature='sig==', provider_name='anthropic'),
-            TextPart('Here you go.', id='text-1'),
-            ToolCallPart('get_weather', '{"city": "Paris"}', 'call-5', id='item-5'),
-            ToolCallPart('add', {'x': 1, 'y': [2, 3]}, 'call-6'),
-            NativeToolCallPart('web_search', {'query': 'weather'}, 'native-1', id='ws-1', provider_name='openai'),
+            ThinkingPart(
+                'Let me think.',
+                id='think-1',
+                signature='sig==',
+                provider_name='anthropic',
+                provider_details={'redacted': False},
+            ),
+            TextPart('Here you go.', id='text-1', provider_name='openai', provider_details={'phase': 'final'}),
+            ToolCallPart('get_weather', '{"city": "Paris"}', 'call-5', id='item-5', provider_name='openai'),
+            ToolCallPart('search_tools', {'x': 1, 'y': [2, 3]}, 'call-6', tool_kind='tool-search'),
+            NativeToolCallPart(
+                'web_search',
+                {'query': 'weather'},
+                'native-1',
+                id='ws-1',
+                provider_name='openai',
+                provider_details={'status': 'completed'},
+            ),
             NativeToolReturnPart(
                 'web_search',
                 [{'url': 'https://example.com', 'title': 'Example'}],
                 'native-1',
                 metadata={'ranked': True},
                 timestamp=T0,
+                outcome='failed',
                 provider_name='openai',
+                provider_details={'sources': 1},
             ),
-            FilePart(BinaryContent(PNG, media_type='image/png'), id='file-1', provider_name='openai'),
+            FilePart(
+                BinaryContent(PNG, media_type='image/png'),
+                id='file-1',
+                provider_name='openai',
+                provider_details={'size': '1x1'},
+            ),
+            CompactionPart(None, id='cmp-1', provider_name='openai', provider_details={'encrypted_content': 'gAAA'}),
         ],
         usage=RequestUsage(
             input_tokens=120,
             output_tokens=45,
+            input_audio_tokens=4,
+            cache_audio_read_tokens=2,
+            output_audio_tokens=6,
             cache_read_tokens=10,
             cache_write_tokens=5,
             reasoning_tokens=7,
@@ -109,11 +136,14 @@ def every_part_history() -> list[ModelMessage]:
         model_name='gpt-test',
         timestamp=T0,
         provider_name='openai',
+        provider_url='https://api.openai.com/v1',
         provider_details={'finish_details': {'type': 'stop'}},
         provider_response_id='resp-1',
         finish_reason='tool_call',
         run_id='run-1',
         conversation_id='conv-1',
+        metadata={'cost_usd': 0.002},
+        state='interrupted',
     )
     return [request, response]
 
@@ -151,6 +181,7 @@ def test_history_round_trip_keeps_part_types_and_binary_bytes():
         NativeToolCallPart,
         NativeToolReturnPart,
         FilePart,
+        CompactionPart,
     ]
     multimodal = request.parts[2]
     assert isinstance(multimodal, UserPromptPart)

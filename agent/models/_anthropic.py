@@ -44,6 +44,15 @@ THINKING_BUDGETS: dict[str, int] = {'minimal': 1024, 'low': 2048, 'medium': 4096
 """Thinking token budgets per effort level (`thinking=True` is `'medium'`)."""
 
 _NATIVE_TOOLS = frozenset({'web_search', 'code_execution', 'web_fetch', 'mcp_server'})
+# Models with structured outputs (the response constrained to a JSON schema).
+_JSON_SCHEMA_OUTPUT_MODELS = (
+    'claude-haiku-4-5',
+    'claude-sonnet-4-5',
+    'claude-sonnet-4-6',
+    'claude-opus-4-1',
+    'claude-opus-4-5',
+    'claude-opus-4-6',
+)
 _BETAS = {'code_execution': 'code-execution-2025-08-25', 'web_fetch': 'web-fetch-2025-09-10'}
 _MCP_BETA = 'mcp-client-2025-04-04'
 
@@ -86,7 +95,11 @@ class AnthropicModel(HTTPModel):
     def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
         """Tools for structured output, extended thinking (Claude 3.7 and later), and Anthropic's server tools."""
         thinks = not model_name.startswith(('claude-3-5', 'claude-3-haiku', 'claude-3-opus', 'claude-3-sonnet'))
-        return ModelProfile(supports_thinking=thinks, supported_native_tools=_NATIVE_TOOLS)
+        return ModelProfile(
+            supports_thinking=thinks,
+            supported_native_tools=_NATIVE_TOOLS,
+            supports_json_schema_output=model_name.startswith(_JSON_SCHEMA_OUTPUT_MODELS),
+        )
 
     def build_call(
         self,
@@ -115,6 +128,7 @@ class AnthropicModel(HTTPModel):
             'tools': tools or None,
             'tool_choice': _tool_choice(params, settings, thinking) if tools else None,
             'mcp_servers': [_mcp_server(t) for t in native_tools if native_kind(t) == 'mcp_server'] or None,
+            'output_config': _output_config(params),
         }
         if stream:
             body['stream'] = True
@@ -266,6 +280,17 @@ def _thinking(settings: ModelSettings, profile: ModelProfile) -> tuple[dict[str,
     elif budget >= max_tokens:
         budget = max(THINKING_BUDGETS['minimal'], max_tokens - 1)
     return {'type': 'enabled', 'budget_tokens': budget}, max_tokens
+
+
+def _output_config(params: ModelRequestParameters) -> dict[str, Any] | None:
+    """Native structured output: the response text constrained to the output object's JSON schema.
+
+    Older models have no such mode; `prepare_request` refuses `NativeOutput` for them, so users pick
+    `PromptedOutput` or output tools there.
+    """
+    if params.output_mode != 'native' or params.output_object is None:
+        return None
+    return {'format': {'type': 'json_schema', 'schema': params.output_object.json_schema}}
 
 
 def _tool(tool_def: ToolDefinition) -> dict[str, Any]:

@@ -10,10 +10,9 @@ go back as the blocks they came from.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
 from typing import Any
 
-from agent._content import BinaryContent, DocumentUrl, ImageUrl, UserContent
+from agent._content import BinaryContent, DocumentUrl, ImageUrl, MultiModalContent, prompt_items
 from agent._parts import (
     FinishReason,
     ModelMessage,
@@ -86,8 +85,7 @@ def anthropic_messages(messages: list[ModelMessage]) -> tuple[list[str], list[di
 
 def _request_blocks(part: UserPromptPart | ToolReturnPart | RetryPromptPart) -> list[dict[str, Any]]:
     if isinstance(part, UserPromptPart):
-        content: Sequence[UserContent] = [part.content] if isinstance(part.content, str) else part.content
-        return [_user_block(item) for item in content]
+        return [_user_block(item) for item in prompt_items(part.content)]
     if isinstance(part, ToolReturnPart):
         return [{'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': part.model_response_str()}]
     if part.tool_name is None:
@@ -146,7 +144,7 @@ def _native_result_block(part: NativeToolReturnPart) -> dict[str, Any]:
     return {'type': f'{part.tool_name}_tool_result', 'tool_use_id': part.tool_call_id, 'content': part.content}
 
 
-def _user_block(item: UserContent) -> dict[str, Any]:
+def _user_block(item: str | MultiModalContent) -> dict[str, Any]:
     if isinstance(item, str):
         return {'type': 'text', 'text': item}
     if isinstance(item, ImageUrl):

@@ -240,7 +240,11 @@ def _generation_config(
     settings: ModelSettings, params: ModelRequestParameters, profile: ModelProfile, model_name: str
 ) -> dict[str, Any]:
     output = params.output_object
-    json_output = params.output_mode in ('native', 'prompted') and output is not None
+    # Gemini refuses a JSON response type alongside tools, so prompted output then relies on the instructions.
+    has_tools = bool(params.function_tools or params.output_tools or params.native_tools)
+    json_output = output is not None and (
+        params.output_mode == 'native' or (params.output_mode == 'prompted' and not has_tools)
+    )
     config: dict[str, Any] = {
         'temperature': settings.get('temperature'),
         'topP': settings.get('top_p'),

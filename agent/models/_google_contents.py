@@ -14,7 +14,7 @@ import binascii
 from collections.abc import Sequence
 from typing import Any
 
-from agent._content import BinaryContent, FileUrl, UserContent
+from agent._content import BinaryContent, FileUrl, MultiModalContent, UploadedFile, prompt_items
 from agent._parts import (
     FilePart,
     FinishReason,
@@ -95,8 +95,7 @@ def _request_parts(
     part: UserPromptPart | ToolReturnPart | RetryPromptPart, gemini_ids: set[str]
 ) -> list[dict[str, Any]]:
     if isinstance(part, UserPromptPart):
-        content: Sequence[UserContent] = [part.content] if isinstance(part.content, str) else part.content
-        return [_user_part(item) for item in content]
+        return [_user_part(item) for item in prompt_items(part.content)]
     if part.tool_name is None:
         return [{'text': part.model_response()}]
     result = part.model_response_object() if isinstance(part, ToolReturnPart) else {'error': part.model_response()}
@@ -106,11 +105,14 @@ def _request_parts(
     return [{'functionResponse': response}]
 
 
-def _user_part(item: UserContent) -> dict[str, Any]:
+def _user_part(item: str | MultiModalContent) -> dict[str, Any]:
     if isinstance(item, str):
         return {'text': item}
     if isinstance(item, BinaryContent):
         return {'inlineData': {'mimeType': item.media_type, 'data': base64.b64encode(item.data).decode('ascii')}}
+    if isinstance(item, UploadedFile):
+        # Gemini refers to uploaded files (Files API or `gs://`) by URI.
+        return {'fileData': {'mimeType': item.media_type, 'fileUri': item.file_id}}
     file_url: FileUrl = item
     return {'fileData': {'mimeType': file_url.media_type, 'fileUri': file_url.url}}
 

@@ -85,10 +85,18 @@ class Model(ABC):
         never mutated.
 
         Raises:
-            UserError: if a requested native tool is not supported by this model and has no local fallback.
+            UserError: if a requested native tool is not supported by this model and has no local fallback, or if
+                native structured output is asked of a model without a JSON schema output mode.
         """
         settings = merge_model_settings(self.settings, model_settings)
-        params = _resolve_auto_output_mode(self.customize_request_parameters(model_request_parameters), self.profile)
+        params = self.customize_request_parameters(model_request_parameters)
+        # A profile whose default structured mode is native evidently has one, whatever its flags say.
+        native_ok = self.profile.supports_json_schema_output or self.profile.default_structured_output_mode == 'native'
+        if params.output_mode == 'native' and not native_ok:
+            raise UserError(
+                f'{self.label} does not support native structured output; use PromptedOutput(...) or ToolOutput(...).'
+            )
+        params = _with_prompted_output_template(_resolve_auto_output_mode(params, self.profile), self.profile)
         native_tools, function_tools = _settle_native_tools(self, params)
         function_tools = [_without_return_schema(tool_def) for tool_def in function_tools]
         output_tools = [_without_return_schema(tool_def) for tool_def in params.output_tools]
@@ -167,6 +175,18 @@ def _without_return_schema(tool_def: ToolDefinition) -> ToolDefinition:
     if tool_def.return_schema is None or tool_def.include_return_schema is True:
         return tool_def
     return replace(tool_def, return_schema=None)
+
+
+def _with_prompted_output_template(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:
+    """Fill in the profile's prompted output template where the output mode needs it; drop it elsewhere."""
+    wants_template = params.output_mode == 'prompted' or (
+        params.output_mode == 'native' and profile.native_output_requires_schema_in_instructions
+    )
+    if not wants_template:
+        return replace(params, prompted_output_template=None) if params.prompted_output_template else params
+    if params.prompted_output_template is None:
+        return replace(params, prompted_output_template=profile.prompted_output_template)
+    return params
 
 
 def _resolve_auto_output_mode(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:

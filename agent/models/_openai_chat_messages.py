@@ -13,7 +13,17 @@ import base64
 from collections.abc import Sequence
 from typing import Any
 
-from agent._content import AudioUrl, BinaryContent, DocumentUrl, ImageUrl, UserContent, VideoUrl
+from agent._content import (
+    AudioUrl,
+    BinaryContent,
+    DocumentUrl,
+    ImageUrl,
+    MultiModalContent,
+    UploadedFile,
+    UserContent,
+    VideoUrl,
+    prompt_items,
+)
 from agent._parts import (
     FinishReason,
     ModelMessage,
@@ -116,10 +126,10 @@ def user_content(content: str | Sequence[UserContent]) -> str | list[dict[str, A
     """
     if isinstance(content, str):
         return content
-    return [_content_part(item) for item in content]
+    return [_content_part(item) for item in prompt_items(content)]
 
 
-def _content_part(item: UserContent) -> dict[str, Any]:
+def _content_part(item: str | MultiModalContent) -> dict[str, Any]:
     if isinstance(item, str):
         return {'type': 'text', 'text': item}
     if isinstance(item, ImageUrl):
@@ -139,6 +149,8 @@ def _content_part(item: UserContent) -> dict[str, Any]:
             filename = item.identifier or 'document'
             return {'type': 'file', 'file': {'filename': filename, 'file_data': item.data_uri}}
         raise UserError(f'Chat Completions cannot take {item.media_type} content; send images, audio or documents.')
+    if isinstance(item, UploadedFile):
+        return {'type': 'file', 'file': {'file_id': item.file_id}}
     kind = {AudioUrl: 'audio', DocumentUrl: 'document', VideoUrl: 'video'}.get(type(item), 'file')
     raise UserError(
         f'Chat Completions takes {kind} content as data, not by URL: download {item.url} and send it as '
@@ -173,7 +185,8 @@ def chat_usage(usage: dict[str, Any]) -> RequestUsage:
     details: dict[str, int] = {}
     for source, skip in ((prompt_details, 'cached_tokens'), (completion_details, 'reasoning_tokens')):
         for key, value in source.items():
-            if key != skip and as_int(value):
+            # Audio counts have their own fields (and the same key on both sides, so they would collide here).
+            if key not in (skip, 'audio_tokens') and as_int(value):
                 details[key] = as_int(value)
     return RequestUsage(
         input_tokens=as_int(usage.get('prompt_tokens')),
@@ -181,6 +194,8 @@ def chat_usage(usage: dict[str, Any]) -> RequestUsage:
         cache_read_tokens=as_int(prompt_details.get('cached_tokens')),
         reasoning_tokens=as_int(completion_details.get('reasoning_tokens')),
         details=details,
+        input_audio_tokens=as_int(prompt_details.get('audio_tokens')),
+        output_audio_tokens=as_int(completion_details.get('audio_tokens')),
     )
 
 

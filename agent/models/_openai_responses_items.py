@@ -16,7 +16,15 @@ import binascii
 from collections.abc import Sequence
 from typing import Any
 
-from agent._content import BinaryContent, DocumentUrl, ImageUrl, UserContent
+from agent._content import (
+    BinaryContent,
+    DocumentUrl,
+    ImageUrl,
+    MultiModalContent,
+    UploadedFile,
+    UserContent,
+    prompt_items,
+)
 from agent._parts import (
     FilePart,
     FinishReason,
@@ -133,10 +141,10 @@ def _native_item(call: NativeToolCallPart, result: NativeToolReturnPart | None) 
 def _user_content(content: str | Sequence[UserContent]) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
-    return [_content_item(item) for item in content]
+    return [_content_item(item) for item in prompt_items(content)]
 
 
-def _content_item(item: UserContent) -> dict[str, Any]:
+def _content_item(item: str | MultiModalContent) -> dict[str, Any]:
     if isinstance(item, str):
         return {'type': 'input_text', 'text': item}
     if isinstance(item, ImageUrl):
@@ -144,6 +152,10 @@ def _content_item(item: UserContent) -> dict[str, Any]:
         return {'type': 'input_image', 'image_url': item.url, 'detail': detail}
     if isinstance(item, DocumentUrl):
         return {'type': 'input_file', 'file_url': item.url}
+    if isinstance(item, UploadedFile):
+        if (item.media_type or '').startswith('image/'):
+            return {'type': 'input_image', 'file_id': item.file_id, 'detail': 'auto'}
+        return {'type': 'input_file', 'file_id': item.file_id}
     if isinstance(item, BinaryContent):
         if item.is_image:
             return {'type': 'input_image', 'image_url': item.data_uri, 'detail': 'auto'}

@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from agent._tool_def import ToolDefinition
 from agent.builtin_tools import NativeToolValue
 
-__all__ = ('ModelProfile', 'ModelRequestParameters', 'OutputMode', 'OutputObjectDefinition', 'StructuredOutputMode')
+__all__ = (
+    'DEFAULT_PROMPTED_OUTPUT_TEMPLATE',
+    'ModelProfile',
+    'ModelRequestParameters',
+    'OutputMode',
+    'OutputObjectDefinition',
+    'StructuredOutputMode',
+)
 
 StructuredOutputMode: TypeAlias = Literal['tool', 'native', 'prompted']
 """How structured output is obtained: an output tool, the provider's JSON schema mode, or a prompt."""
 
 OutputMode: TypeAlias = Literal['text', 'tool', 'native', 'prompted', 'tool_or_text', 'image', 'auto']
 """How the final output of a request is expected; `'auto'` lets the model's profile pick a structured mode."""
+
+
+DEFAULT_PROMPTED_OUTPUT_TEMPLATE = (
+    'Always respond with a JSON object that matches this JSON schema:\n\n{schema}\n\n'
+    'Reply with the JSON object only, with no text or Markdown code fence around it.'
+)
+"""The default instructions for prompted output."""
 
 
 @dataclass
@@ -31,6 +46,10 @@ class ModelProfile:
     """Whether the model can produce images as output."""
     default_structured_output_mode: StructuredOutputMode = 'tool'
     """The structured output mode used when a request's output mode is `'auto'`."""
+    prompted_output_template: str = DEFAULT_PROMPTED_OUTPUT_TEMPLATE
+    """The instructions asking for prompted output; `{schema}` is replaced by the output's JSON schema."""
+    native_output_requires_schema_in_instructions: bool = False
+    """Whether native output also needs the schema in the instructions (the prompted template is then sent)."""
     supported_native_tools: frozenset[str] = frozenset()
     """Kinds of provider-side tools the model supports ('web_search', 'code_execution', 'web_fetch', ...)."""
     supports_thinking: bool = False
@@ -68,10 +87,30 @@ class ModelRequestParameters:
     """The output schema for the `'native'` and `'prompted'` output modes."""
     output_tools: list[ToolDefinition] = field(default_factory=list[ToolDefinition])
     """Tools whose call is the final output (`'tool'` and `'tool_or_text'` output modes)."""
+    prompted_output_template: str | Literal[False] | None = None
+    """Instructions asking for the output object (`{schema}` stands for its JSON schema); `None` until the model
+    fills in its profile's template for the `'prompted'` mode, `False` for none."""
     allow_text_output: bool = True
     """Whether plain text is an acceptable final output."""
     allow_image_output: bool = False
     """Whether an image is an acceptable final output."""
+
+    @property
+    def prompted_output_instructions(self) -> str | None:
+        """The instructions asking for the output object, from the template and the object's schema."""
+        output = self.output_object
+        if not self.prompted_output_template or output is None:
+            return None
+        schema = dict(output.json_schema)
+        if output.name:
+            schema['title'] = output.name
+        if output.description:
+            schema['description'] = output.description
+        template = self.prompted_output_template
+        if '{schema}' not in template:
+            template = f'{template}\n\n{{schema}}'
+        # `replace`, not `format`: a template may hold other braces (a JSON example, say).
+        return template.replace('{schema}', json.dumps(schema, ensure_ascii=False))
 
     @property
     def builtin_tools(self) -> list[Any]:

@@ -57,6 +57,7 @@ class StreamedResponse(ABC):
         """The provider's id for the response, once known."""
         self.provider_details: dict[str, Any] | None = None
         """Provider-specific details about the response."""
+        self._finished = False
 
     @abstractmethod
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
@@ -87,6 +88,7 @@ class StreamedResponse(ABC):
                 if previous_kind != event.previous_part_kind:
                     event = replace(event, previous_part_kind=previous_kind)
             yield event
+        self._finished = True
         for index in open_indexes:
             ended = self._parts_manager.get_part_at(index)
             if ended is not None:
@@ -103,6 +105,7 @@ class StreamedResponse(ABC):
             provider_details=self.provider_details,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
+            state='complete' if self._finished else 'incomplete',
         )
 
     def usage(self) -> RequestUsage:

@@ -6,7 +6,6 @@ or leaves out never breaks a run: `as_dict`/`as_list`/`as_int` give an empty val
 
 from __future__ import annotations
 
-import json
 from typing import Any, cast
 
 from agent._parts import ModelMessage, ModelRequest
@@ -35,13 +34,10 @@ def last_instructions(messages: list[ModelMessage]) -> str | None:
 
 
 def prompted_output_instructions(params: ModelRequestParameters) -> str | None:
-    """Instructions asking for output in the JSON schema of a `'prompted'` output mode request."""
-    output = params.output_object
-    if params.output_mode != 'prompted' or output is None:
+    """Instructions asking for the output object (`'prompted'` mode, or `'native'` where the profile wants them)."""
+    if params.output_mode not in ('prompted', 'native'):
         return None
-    schema = json.dumps(output.json_schema, ensure_ascii=False)
-    about = f' ({output.description})' if output.description else ''
-    return f'Always respond with a JSON object{about} that matches this JSON schema, and nothing else:\n\n{schema}'
+    return params.prompted_output_instructions
 
 
 def join_instructions(*texts: str | None) -> str | None:

@@ -32,9 +32,10 @@ from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
 from agent.exceptions import UserError
 from agent.settings import ModelSettings
+from agent.usage import RequestUsage
 
 from . import Model, ModelProfile, ModelRequestParameters, StreamedResponse
-from ._usage_estimate import estimate_usage
+from ._usage_estimate import REQUEST_OVERHEAD_TOKENS, estimate_string_tokens, estimate_usage
 
 __all__ = (
     'AgentInfo',
@@ -49,7 +50,7 @@ __all__ = (
 )
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class AgentInfo:
     """What the agent sends along with the messages, as seen by a `FunctionModel` function."""
 
@@ -121,23 +122,24 @@ class FunctionModel(Model):
         Args:
             function: Answers `request`; called directly when sync (it is a test script, not real work).
             stream_function: Answers `request_stream`.
-            model_name: The model name; `function:<function name>` by default.
+            model_name: The model name; `function:<function name>:<stream function name>` by default (a missing
+                function gives an empty name).
             profile: What the model claims to support; JSON schema output is supported by default.
             settings: Default model settings.
 
         Raises:
-            UserError: if neither `function` nor `stream_function` is given.
+            TypeError: if neither `function` nor `stream_function` is given.
         """
         if function is None and stream_function is None:
-            raise UserError('FunctionModel needs a `function`, a `stream_function`, or both')
+            raise TypeError('FunctionModel needs a `function`, a `stream_function`, or both')
         super().__init__(
             settings=settings,
             profile=profile or ModelProfile(supports_json_schema_output=True, supports_json_object_output=True),
         )
         self.function = function
         self.stream_function = stream_function
-        names = [_name(f) for f in (function, stream_function) if f is not None]
-        self._model_name = model_name or 'function:' + ':'.join(names)
+        names = [_name(f) if f is not None else '' for f in (function, stream_function)]
+        self._model_name = model_name or f'function:{names[0]}:{names[1]}'
 
     async def request(
         self,
@@ -155,10 +157,11 @@ class FunctionModel(Model):
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         result = self.function(messages, _agent_info(messages, settings, params))
         response = await result if inspect.isawaitable(result) else result
-        if response.model_name is None:
-            response = replace(response, model_name=self.model_name)
+        # As in Pydantic AI, the response always carries this model's name, and a usage only if the function
+        # left it empty.
+        response = replace(response, model_name=self.model_name)
         if not response.usage.total_tokens and not response.usage.details:
-            response = replace(response, usage=estimate_usage(messages, response.parts))
+            response = replace(response, usage=estimate_usage([*messages, response]))
         return response
 
     @asynccontextmanager
@@ -179,7 +182,7 @@ class FunctionModel(Model):
             raise NotImplementedError('This FunctionModel has only a `function`, so it cannot stream')
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         fragments = self.stream_function(messages, _agent_info(messages, settings, params))
-        yield FunctionStreamedResponse(params, fragments, messages=messages, model_name=self.model_name)
+        yield FunctionStreamedResponse(params, fragments, model_name=self.model_name)
 
     @property
     def model_name(self) -> str:
@@ -200,17 +203,18 @@ class FunctionStreamedResponse(StreamedResponse):
         model_request_parameters: ModelRequestParameters,
         fragments: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
         *,
-        messages: list[ModelMessage],
         model_name: str,
     ) -> None:
-        """Create a stream over `fragments`, answering `messages`."""
-        super().__init__(model_request_parameters, model_name=model_name, provider_name='function')
+        """Create a stream over `fragments`."""
+        super().__init__(model_request_parameters, model_name=model_name, provider_name=None)
         self._fragments = fragments
-        self._messages = messages
+        # Only the fixed request overhead: a streamed estimate does not count the conversation sent.
+        self._usage = RequestUsage(input_tokens=REQUEST_OVERHEAD_TOKENS)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         async for fragment in self._fragments:
             if isinstance(fragment, str):
+                self._count_output(fragment)
                 # Text continues the latest part when it is text, so a string after a tool call starts a new part.
                 event = self._parts_manager.handle_text_delta(vendor_part_id=None, content=fragment)
                 if event is not None:
@@ -218,6 +222,7 @@ class FunctionStreamedResponse(StreamedResponse):
                 continue
             for key, delta in fragment.items():
                 if isinstance(delta, DeltaToolCall):
+                    self._count_output(delta.json_args)
                     event = self._parts_manager.handle_tool_call_delta(
                         vendor_part_id=('tool-call', key),
                         tool_name=delta.name,
@@ -225,12 +230,16 @@ class FunctionStreamedResponse(StreamedResponse):
                         tool_call_id=delta.tool_call_id,
                     )
                 else:
+                    self._count_output(delta.content)
                     event = self._parts_manager.handle_thinking_delta(
                         vendor_part_id=('thinking', key), content=delta.content, signature=delta.signature
                     )
                 if event is not None:
                     yield event
-        self._usage = estimate_usage(self._messages, self._parts_manager.get_parts())
+
+    def _count_output(self, text: str | None) -> None:
+        if text:
+            self._usage += RequestUsage(output_tokens=estimate_string_tokens(text))
 
 
 def _name(function: Callable[..., Any]) -> str:

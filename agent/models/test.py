@@ -1,18 +1,24 @@
 """`TestModel`: a deterministic scripted model that calls every tool, then answers. No network.
 
-Each request is answered by looking at the conversation:
+It answers as Pydantic AI's `TestModel` does, so ported snapshot tests see the same messages:
 
-1. if the last request asks to retry some tool calls, those tools are called again with new arguments;
-2. otherwise, if no tool has been called since the last user prompt, every selected function tool is called
-   (all in one response) with arguments generated from its JSON schema;
-3. otherwise the final output: a call to the first output tool, an object in the requested JSON schema, or
-   text: `custom_output_text`, the latest tool results as a JSON object keyed by tool name, or
-   `'success (no tool calls)'`.
+1. on the first request of a conversation (no response in the history yet), every selected function tool is
+   called, all in one response, with arguments generated from its JSON schema (see `_test_args`) and the
+   call id `pyd_ai_tool_call_id__<tool name>`;
+2. when the last request asks to retry tool calls, those tools are called again with the same arguments
+   (a function tool's retried call gets a fresh id);
+3. otherwise the final output: `custom_output_text`; or a call to an output tool (`custom_output_args`, or
+   generated arguments, when text is not allowed); or text: the JSON object of every tool result in the
+   history keyed by tool name, or `'success (no tool calls)'`.
+
+Usage is estimated from the word count of the whole conversation (see `_usage_estimate`).
+
+Beyond Pydantic AI, native and prompted structured output are answered with JSON text for the output schema,
+and image-only output with a one-pixel PNG.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal, cast
@@ -32,16 +38,16 @@ from agent._parts import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
-    UserPromptPart,
 )
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
 from agent.exceptions import UserError
 from agent.settings import ModelSettings
+from agent.usage import RequestUsage
 
 from . import Model, ModelProfile, ModelRequestParameters, StreamedResponse
 from ._test_args import generate_example, generate_tool_args
-from ._usage_estimate import estimate_usage
+from ._usage_estimate import estimate_string_tokens, estimate_usage
 
 __all__ = ('TestModel', 'TestStreamedResponse')
 
@@ -52,10 +58,18 @@ _PIXEL_PNG = bytes.fromhex(
 )
 
 
+def _call_id(tool_name: str) -> str:
+    return f'pyd_ai_tool_call_id__{tool_name}'
+
+
 class TestModel(Model):
     """A model that exercises the agent's tools with schema-valid arguments, deterministically.
 
     Attributes:
+        call_tools: The function tools to call (by name), or `'all'`.
+        custom_output_text: Text to answer with, instead of a summary of the tool results.
+        custom_output_args: Arguments for the output tool call (or the native/prompted output object).
+        seed: Seed for generated tool arguments.
         last_model_request_parameters: The (prepared) parameters of the most recent request.
     """
 
@@ -108,14 +122,9 @@ class TestModel(Model):
         """Answer the conversation according to the script described in the module docstring."""
         _, params = self.prepare_request(model_settings, model_request_parameters)
         self.last_model_request_parameters = params
-        parts = self._respond(messages, params)
-        return ModelResponse(
-            parts=parts,
-            usage=estimate_usage(messages, parts),
-            model_name=self.model_name,
-            provider_name=self.system,
-            finish_reason='tool_call' if any(isinstance(p, ToolCallPart) for p in parts) else 'stop',
-        )
+        response = ModelResponse(parts=self._respond(messages, params), model_name=self.model_name)
+        response.usage = estimate_usage([*messages, response])
+        return response
 
     @asynccontextmanager
     async def request_stream(
@@ -126,9 +135,10 @@ class TestModel(Model):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
         """Stream the same answer `request` gives: text word by word, tool calls as whole parts."""
-        response = await self.request(messages, model_settings, model_request_parameters)
-        params = self.last_model_request_parameters or model_request_parameters
-        yield TestStreamedResponse(params, response)
+        _, params = self.prepare_request(model_settings, model_request_parameters)
+        self.last_model_request_parameters = params
+        response = ModelResponse(parts=self._respond(messages, params), model_name=self.model_name)
+        yield TestStreamedResponse(params, response, messages=messages, provider_name=self.system)
 
     @property
     def model_name(self) -> str:
@@ -140,107 +150,118 @@ class TestModel(Model):
         """Always `'test'`."""
         return 'test'
 
+    def gen_tool_args(self, tool_def: ToolDefinition) -> Any:
+        """The arguments this model sends when it calls `tool_def`."""
+        return generate_tool_args(tool_def.parameters_json_schema, seed=self.seed)
+
+    def _tools_to_call(self, params: ModelRequestParameters) -> list[ToolDefinition]:
+        if self.call_tools == 'all':
+            return list(params.function_tools)
+        by_name = {t.name: t for t in params.function_tools}
+        unknown = [name for name in self.call_tools if name not in by_name]
+        if unknown:
+            raise UserError(f'TestModel was configured to call unknown tool(s): {", ".join(unknown)}')
+        return [by_name[name] for name in self.call_tools]
+
     def _respond(self, messages: Sequence[ModelMessage], params: ModelRequestParameters) -> list[ModelResponsePart]:
+        tools = self._tools_to_call(params)
+        if tools and not any(isinstance(m, ModelResponse) for m in messages):
+            return [ToolCallPart(t.name, self.gen_tool_args(t), _call_id(t.name)) for t in tools]
         last = messages[-1] if messages else None
         last_parts: Sequence[ModelRequestPart] = last.parts if isinstance(last, ModelRequest) else []
-        tool_defs = params.tool_defs
-        retries = [p for p in last_parts if isinstance(p, RetryPromptPart) and p.tool_name in tool_defs]
-        if retries:
-            seed = self.seed + _retry_rounds(messages)
-            return [self._call(tool_defs[p.tool_name], params, seed) for p in retries if p.tool_name]
-        if isinstance(last, ModelRequest) and not any(
-            isinstance(p, ToolReturnPart | RetryPromptPart) for p in last_parts
-        ):
-            selected = [t for t in params.function_tools if self.call_tools == 'all' or t.name in self.call_tools]
-            if selected:
-                return [self._call(tool_def, params, self.seed) for tool_def in selected]
+        retry_names = {p.tool_name for p in last_parts if isinstance(p, RetryPromptPart)}
+        retried = [t for t in tools if t.name in retry_names]
+        retried_outputs = [t for t in params.output_tools if t.name in retry_names]
+        if retried or retried_outputs:
+            parts: list[ModelResponsePart] = [ToolCallPart(t.name, self.gen_tool_args(t)) for t in retried]
+            parts += [self._output_call(t) for t in retried_outputs]
+            return parts
         return [self._final_output(messages, params)]
 
-    def _call(self, tool_def: ToolDefinition, params: ModelRequestParameters, seed: int) -> ToolCallPart:
-        is_output = any(t.name == tool_def.name for t in params.output_tools)
-        if not is_output or self.custom_output_args is None:
-            return ToolCallPart(tool_def.name, generate_tool_args(tool_def.parameters_json_schema, seed=seed))
+    def _output_call(self, tool_def: ToolDefinition) -> ToolCallPart:
+        if self.custom_output_args is None:
+            return ToolCallPart(tool_def.name, self.gen_tool_args(tool_def), _call_id(tool_def.name))
         value: Any = pydantic_core.to_jsonable_python(self.custom_output_args)
         if tool_def.outer_typed_dict_key:
             value = {tool_def.outer_typed_dict_key: value}
         # Arguments that are not an object are sent as JSON text, for the output tool's validation to judge.
         args = cast(dict[str, Any], value) if isinstance(value, dict) else pydantic_core.to_json(value).decode()
-        return ToolCallPart(tool_def.name, args)
+        return ToolCallPart(tool_def.name, args, _call_id(tool_def.name))
 
     def _final_output(self, messages: Sequence[ModelMessage], params: ModelRequestParameters) -> ModelResponsePart:
+        if self.custom_output_text is not None:
+            if params.output_mode == 'tool':
+                raise UserError('Plain response not allowed, but `custom_output_text` is set.')
+            return TextPart(self.custom_output_text)
         if params.output_mode in ('native', 'prompted') and params.output_object is not None:
             value: Any = self.custom_output_args
             if value is None:
                 value = generate_example(params.output_object.json_schema, seed=self.seed)
             return TextPart(pydantic_core.to_json(value).decode())
-        if params.output_tools and (self.custom_output_args is not None or not params.allow_text_output):
-            return self._call(params.output_tools[0], params, self.seed)
+        output_tools = params.output_tools
+        if output_tools and (self.custom_output_args is not None or not params.allow_text_output):
+            return self._output_call(output_tools[self.seed % len(output_tools)])
+        if self.custom_output_args is not None:
+            raise UserError('No output tools provided, but `custom_output_args` is set.')
         if params.allow_image_output and not params.allow_text_output:
             return FilePart(BinaryContent(_PIXEL_PNG, media_type='image/png'))
-        if self.custom_output_text is not None:
-            return TextPart(self.custom_output_text)
-        output_names = {t.name for t in params.output_tools}
-        results = _latest_tool_results(messages, output_names)
+        results: dict[str, Any] = {}
+        for message in messages:
+            if isinstance(message, ModelRequest):
+                for part in message.parts:
+                    if isinstance(part, ToolReturnPart):
+                        results[part.tool_name] = part.content
         if results:
             return TextPart(pydantic_core.to_json(results, fallback=repr).decode())
         return TextPart('success (no tool calls)')
 
 
-def _segment(messages: Sequence[ModelMessage]) -> Sequence[ModelMessage]:
-    """The messages since the last user prompt: the current run's exchange of tool calls and results."""
-    for i in range(len(messages) - 1, -1, -1):
-        message = messages[i]
-        if isinstance(message, ModelRequest) and any(isinstance(p, UserPromptPart) for p in message.parts):
-            return messages[i:]
-    return messages
-
-
-def _retry_rounds(messages: Sequence[ModelMessage]) -> int:
-    """How many requests in the current segment asked for retries (so each retry gets fresh arguments)."""
-    return sum(
-        1
-        for message in _segment(messages)
-        if isinstance(message, ModelRequest) and any(isinstance(p, RetryPromptPart) for p in message.parts)
-    )
-
-
-def _latest_tool_results(messages: Sequence[ModelMessage], output_tool_names: set[str]) -> dict[str, Any]:
-    """The latest result of each function tool in the current segment, by tool name."""
-    results: dict[str, Any] = {}
-    for message in _segment(messages):
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_name not in output_tool_names:
-                    results[part.tool_name] = part.content
-    return results
-
-
-_WORD_CHUNK = re.compile(r'\s*\S+\s*')
-
-
 class TestStreamedResponse(StreamedResponse):
-    """Streams a complete `TestModel` response: text in word-sized chunks, other parts whole."""
+    """Streams a complete `TestModel` response: text in word-sized chunks, other parts whole.
+
+    Usage starts at the estimate for the conversation sent and grows with each word streamed.
+    """
 
     __test__ = False
 
-    def __init__(self, model_request_parameters: ModelRequestParameters, response: ModelResponse) -> None:
-        """Create a stream replaying `response`."""
+    def __init__(
+        self,
+        model_request_parameters: ModelRequestParameters,
+        response: ModelResponse,
+        *,
+        messages: Sequence[ModelMessage] = (),
+        provider_name: str | None = 'test',
+    ) -> None:
+        """Create a stream replaying `response`, the answer to `messages`."""
         super().__init__(
             model_request_parameters,
             model_name=response.model_name or 'test',
-            provider_name=response.provider_name,
+            provider_name=provider_name,
             timestamp=response.timestamp,
         )
         self._response = response
+        self._usage = estimate_usage(messages)
 
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         for index, part in enumerate(self._response.parts):
-            if isinstance(part, TextPart) and part.content:
-                for chunk in _WORD_CHUNK.findall(part.content):
+            if isinstance(part, TextPart):
+                for chunk in _chunks(part.content):
+                    self._usage += RequestUsage(output_tokens=estimate_string_tokens(chunk))
                     event = self._parts_manager.handle_text_delta(vendor_part_id=index, content=chunk)
                     if event is not None:
                         yield event
+            elif isinstance(part, ToolCallPart):
+                yield self._parts_manager.handle_tool_call_part(
+                    vendor_part_id=index, tool_name=part.tool_name, args=part.args, tool_call_id=part.tool_call_id
+                )
             else:
                 yield self._parts_manager.handle_part(vendor_part_id=index, part=part)
-        self._usage = self._response.usage
-        self.finish_reason = self._response.finish_reason
+
+
+def _chunks(text: str) -> list[str]:
+    """Words with their following space; a single longer word is sent in two halves."""
+    *words, last = text.split(' ')
+    chunks = [f'{word} ' for word in words] + [last]
+    if len(chunks) == 1 and len(text) > 2:
+        return [text[: len(text) // 2], text[len(text) // 2 :]]
+    return chunks

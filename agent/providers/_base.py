@@ -12,8 +12,10 @@ import asyncio
 import os
 import weakref
 from abc import ABC, abstractmethod
+from typing import Any, Generic
 
 import httpx2
+from typing_extensions import TypeVar
 
 from agent.exceptions import UserError
 
@@ -53,8 +55,16 @@ def env_api_key(api_key: str | None, *variables: str, provider: str) -> str:
     raise UserError(f'No API key for {provider}: set the {names} environment variable, or pass `api_key=`.')
 
 
-class Provider(ABC):
-    """Connection details of a model API: base URL, API key and HTTP client."""
+# The client type of a provider, only for annotations (`Provider[Any]`): every provider here speaks plain HTTP.
+_ClientT = TypeVar('_ClientT', default=Any, covariant=True)
+
+
+class Provider(ABC, Generic[_ClientT]):
+    """Connection details of a model API: base URL, API key and HTTP client.
+
+    Generic in the client type so annotations written for Pydantic AI (`Provider[AsyncOpenAI]`) keep working;
+    our providers send plain HTTP requests and do not use an SDK client.
+    """
 
     def __init__(self, *, base_url: str, api_key: str | None, http_client: httpx2.AsyncClient | None) -> None:
         """Create a provider.

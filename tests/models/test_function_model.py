@@ -58,21 +58,22 @@ async def test_sync_function_sees_the_messages_and_what_the_agent_offers():
         'Be terse.',
         {'temperature': 0.0},
     )
-    assert response.model_name == 'function:respond'
-    assert (response.usage.input_tokens, response.usage.output_tokens) == (6, 3)
+    assert response.model_name == 'function:respond:'
+    # 50 overhead + 4 prompt words (instructions are not counted); 3 words out.
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (54, 3)
 
 
-async def test_async_function_is_awaited_and_its_own_name_and_usage_are_kept():
+async def test_async_function_is_awaited_its_usage_kept_and_its_response_named_after_the_model():
     async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart('hi')], model_name='custom', usage=RequestUsage(input_tokens=100))
 
     response = await FunctionModel(respond).request(PROMPT, None, ModelRequestParameters())
 
-    assert (response.text, response.model_name, response.usage.input_tokens) == ('hi', 'custom', 100)
+    assert (response.text, response.model_name, response.usage.input_tokens) == ('hi', 'function:respond:', 100)
 
 
 def test_a_function_model_needs_at_least_one_function():
-    with pytest.raises(UserError, match='needs a `function`, a `stream_function`, or both'):
+    with pytest.raises(TypeError, match='needs a `function`, a `stream_function`, or both'):
         FunctionModel()
 
 
@@ -84,7 +85,7 @@ async def _stream_text(messages: list[ModelMessage], info: AgentInfo) -> AsyncIt
 async def test_request_without_a_function_suggests_streaming():
     model = FunctionModel(stream_function=_stream_text)
 
-    assert model.model_name == 'function:_stream_text'
+    assert model.model_name == 'function::_stream_text'
     with pytest.raises(UserError, match='run_stream'):
         await model.request(PROMPT, None, ModelRequestParameters())
 
@@ -109,7 +110,9 @@ async def test_streamed_strings_append_to_one_text_part():
         PartEndEvent(0, TextPart('The answer')),
     ]
     response = stream.get()
-    assert (response.text, response.model_name, response.usage.output_tokens) == ('The answer', model.model_name, 2)
+    assert (response.text, response.model_name, response.provider_name) == ('The answer', model.model_name, None)
+    # A streamed estimate counts only the fixed overhead in and the streamed words out.
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (50, 2)
 
 
 async def test_streamed_tool_call_fragments_build_one_call_per_key():
@@ -176,3 +179,17 @@ def test_model_name_names_both_functions_when_both_are_given():
         'function:function:respond:_stream_text',
     )
     assert FunctionModel(respond, model_name='scripted').model_name == 'scripted'
+
+
+def test_agent_info_is_frozen():
+    info = AgentInfo(
+        function_tools=[],
+        allow_text_output=True,
+        output_tools=[],
+        model_settings=None,
+        model_request_parameters=ModelRequestParameters(),
+        instructions=None,
+    )
+
+    with pytest.raises(AttributeError):
+        info.instructions = 'changed'  # pyright: ignore[reportAttributeAccessIssue]

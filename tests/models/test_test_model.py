@@ -120,29 +120,86 @@ def test_generated_example_validates_a_dataclass_and_plain_types(seed: int):
         adapter.validate_json(json.dumps(generate_example(adapter.json_schema(), seed=seed)))
 
 
-def test_required_fields_are_always_generated_and_optional_ones_on_alternating_seeds():
+def test_only_required_fields_are_generated_with_pydantic_ais_minimal_values():
     schema = {
         'type': 'object',
-        'properties': {'a': {'type': 'string'}, 'b': {'type': 'integer', 'default': 3}},
-        'required': ['a'],
+        'properties': {
+            'text': {'type': 'string'},
+            'count': {'type': 'integer'},
+            'ratio': {'type': 'number'},
+            'flag': {'type': 'boolean'},
+            'items': {'type': 'array', 'items': {'type': 'string'}},
+            'nothing': {'type': 'null'},
+            'optional': {'type': 'integer', 'default': 3},
+        },
+        'required': ['text', 'count', 'ratio', 'flag', 'items', 'nothing'],
     }
 
-    assert generate_tool_args(schema, seed=0) == {'a': 'a', 'b': 1}
-    assert generate_tool_args(schema, seed=1) == {'a': 'b'}
+    assert generate_tool_args(schema) == {
+        'text': 'a',
+        'count': 0,
+        'ratio': 0.0,
+        'flag': False,
+        'items': ['a'],
+        'nothing': None,
+    }
 
 
-def test_different_seeds_give_different_arguments():
-    schema = {'type': 'object', 'properties': {'q': {'type': 'string'}, 'n': {'type': 'integer'}}}
+def test_the_seed_shifts_every_generated_value():
+    schema = {
+        'type': 'object',
+        'properties': {'q': {'type': 'string'}, 'n': {'type': 'integer', 'minimum': 5}, 'b': {'type': 'boolean'}},
+        'required': ['q', 'n', 'b'],
+    }
 
-    assert generate_tool_args(schema, seed=0) != generate_tool_args(schema, seed=2)
-    assert generate_tool_args(schema, seed=3) == generate_tool_args(schema, seed=3)
+    assert generate_tool_args(schema, seed=1) == {'q': 'b', 'n': 6, 'b': True}
+    assert generate_tool_args(schema, seed=26)['q'] == 'A'
+
+
+def test_bounds_lengths_enums_unions_and_extra_properties_follow_pydantic_ais_rules():
+    schema = {
+        'type': 'object',
+        'properties': {
+            'code': {'type': 'string', 'minLength': 3},
+            'low': {'type': 'integer', 'exclusiveMinimum': 10, 'exclusiveMaximum': 20},
+            'top': {'type': 'integer', 'maximum': 7},
+            'choice': {'enum': ['x', 'y']},
+            'either': {'anyOf': [{'type': 'integer'}, {'type': 'string'}]},
+            'scores': {'type': 'object', 'additionalProperties': {'type': 'integer'}},
+            'day': {'type': 'string', 'format': 'date'},
+        },
+        'required': ['code', 'low', 'top', 'choice', 'either', 'scores', 'day'],
+    }
+
+    assert generate_tool_args(schema) == {
+        'code': 'aaa',
+        'low': 11,
+        'top': 7,
+        'choice': 'x',
+        'either': 0,
+        'scores': {'additionalProperty': 0},
+        'day': '2024-01-01',
+    }
+
+
+def test_each_unique_array_item_advances_the_seed_for_what_follows():
+    schema = {
+        'type': 'object',
+        'properties': {
+            'ids': {'type': 'array', 'items': {'type': 'integer'}, 'uniqueItems': True, 'minItems': 2},
+            'after': {'type': 'string'},
+        },
+        'required': ['ids', 'after'],
+    }
+
+    assert generate_tool_args(schema) == {'ids': [0, 1], 'after': 'c'}
 
 
 def test_string_formats_produce_parseable_values():
-    assert datetime.date.fromisoformat(generate_example({'type': 'string', 'format': 'date'}))
+    assert generate_example({'type': 'string', 'format': 'date'}, seed=2) == '2024-01-03'
     assert datetime.datetime.fromisoformat(generate_example({'type': 'string', 'format': 'date-time'}))
     assert uuid.UUID(generate_example({'type': 'string', 'format': 'uuid'})).version == 4
-    assert generate_example({'type': 'string', 'format': 'email'}, seed=1) == 'b@example.com'
+    assert generate_example({'type': 'string', 'format': 'email'}, seed=1) == 'user1@example.com'
     assert generate_example({'const': 42}) == 42
     assert generate_example({'enum': ['x', 'y']}, seed=1) == 'y'
 
@@ -169,12 +226,11 @@ async def test_first_request_calls_every_tool_with_schema_valid_arguments():
 
     response = await model.request([ModelRequest.user_text_prompt('hi')], None, params)
 
-    assert [(p.tool_name, p.args) for p in response.tool_calls] == [
-        ('weather', {'city': 'a', 'days': 1}),
-        ('time', {'zone': 'UTC'}),
+    assert response.parts == [
+        ToolCallPart('weather', {'city': 'a', 'days': 1}, 'pyd_ai_tool_call_id__weather'),
+        ToolCallPart('time', {'zone': 'UTC'}, 'pyd_ai_tool_call_id__time'),
     ]
-    assert response.model_name == 'test'
-    assert response.finish_reason == 'tool_call'
+    assert (response.model_name, response.provider_name, response.finish_reason) == ('test', None, None)
     assert model.last_model_request_parameters == params
 
 
@@ -193,7 +249,6 @@ async def test_after_tool_results_the_answer_maps_each_tool_to_its_result():
     answer = await model.request(history, None, params)
 
     assert answer.parts == [TextPart('{"weather":{"tool":"weather"},"time":{"tool":"time"}}')]
-    assert answer.finish_reason == 'stop'
 
 
 async def test_call_tools_limits_which_tools_are_called():
@@ -214,7 +269,7 @@ async def test_without_tools_the_answer_says_success_or_the_custom_text():
     assert custom.parts == [TextPart('Paris')]
 
 
-async def test_retry_prompt_calls_the_tool_again_with_fresh_arguments():
+async def test_retry_prompt_calls_the_tool_again_with_the_same_arguments_and_a_new_id():
     model = TestModel()
     params = _params(function_tools=[WEATHER, TIME])
     history: list[ModelMessage] = [ModelRequest.user_text_prompt('hi')]
@@ -232,8 +287,8 @@ async def test_retry_prompt_calls_the_tool_again_with_fresh_arguments():
 
     retry = await model.request(history, None, params)
 
-    assert [c.tool_name for c in retry.tool_calls] == ['weather']
-    assert retry.tool_calls[0].args != weather_call.args
+    assert [(c.tool_name, c.args) for c in retry.tool_calls] == [('weather', weather_call.args)]
+    assert retry.tool_calls[0].tool_call_id != weather_call.tool_call_id
     history += [retry, ModelRequest(parts=[ToolReturnPart('weather', 'sunny', retry.tool_calls[0].tool_call_id)])]
     final = await model.request(history, None, params)
     assert final.text == '{"time":"noon","weather":"sunny"}'
@@ -245,7 +300,7 @@ async def test_final_output_calls_the_output_tool_when_text_is_not_allowed():
 
     response = await TestModel().request([ModelRequest.user_text_prompt('hi')], None, params)
 
-    assert [(c.tool_name, c.args) for c in response.tool_calls] == [('final_result', {'answer': 'a'})]
+    assert response.parts == [ToolCallPart('final_result', {'answer': 'a'}, 'pyd_ai_tool_call_id__final_result')]
 
 
 async def test_custom_output_args_are_sent_to_the_output_tool_wrapped_in_its_outer_key():
@@ -268,7 +323,7 @@ async def test_native_output_mode_answers_with_json_text_matching_the_output_sch
 
     response = await TestModel().request([ModelRequest.user_text_prompt('hi')], None, params)
 
-    assert City.model_validate_json(response.text or '') == City(name='a', population=1)
+    assert City.model_validate_json(response.text or '') == City(name='a', population=0)
 
 
 async def test_image_output_is_a_png_file_when_only_images_are_allowed():
@@ -280,12 +335,33 @@ async def test_image_output_is_a_png_file_when_only_images_are_allowed():
     assert response.parts[0].content.data.startswith(b'\x89PNG')
 
 
-async def test_usage_is_estimated_from_the_words_sent_and_received():
-    response = await TestModel(custom_output_text='one two three').request(
-        [ModelRequest.user_text_prompt('how are you today', instructions='be brief')], None, _params()
-    )
+async def test_usage_is_50_plus_the_words_of_the_prompts_and_the_words_of_every_response():
+    history: list[ModelMessage] = [
+        ModelRequest.user_text_prompt('how are you today', instructions='instructions are not counted'),
+        ModelResponse(parts=[ToolCallPart('weather', {'city': 'Paris'})]),
+        ModelRequest(parts=[ToolReturnPart('weather', 'sunny, warm')]),
+    ]
+    response = await TestModel(custom_output_text='one two three').request(history, None, _params())
 
-    assert (response.usage.input_tokens, response.usage.output_tokens) == (6, 3)
+    # 4 prompt words + 2 result words; the earlier tool call is 1 + 4 JSON words ('{', 'city', 'Paris', '}').
+    assert (response.usage.input_tokens, response.usage.output_tokens) == (56, 8)
+
+
+async def test_custom_output_text_is_refused_when_only_tool_output_is_allowed():
+    output = _tool('final_result', {'answer': {'type': 'string'}}, kind='output')
+    params = _params(output_mode='tool', output_tools=[output], allow_text_output=False)
+
+    with pytest.raises(UserError, match='custom_output_text'):
+        await TestModel(custom_output_text='x').request([ModelRequest.user_text_prompt('hi')], None, params)
+
+
+async def test_calling_an_unknown_tool_is_a_configuration_error():
+    with pytest.raises(UserError, match='nosuch'):
+        await TestModel(call_tools=['nosuch']).request([ModelRequest.user_text_prompt('hi')], None, _params())
+
+
+async def test_gen_tool_args_gives_the_arguments_the_model_sends():
+    assert TestModel(seed=1).gen_tool_args(WEATHER) == {'city': 'b', 'days': 2}
 
 
 def test_both_custom_text_and_custom_args_are_rejected():
@@ -310,8 +386,16 @@ async def test_streamed_text_arrives_word_by_word_and_ends_with_a_part_end_event
     ]
     response = stream.get()
     assert response.parts == [TextPart('The capital is Paris')]
-    assert response.model_name == 'test'
-    assert stream.usage().output_tokens == 4
+    assert (response.model_name, response.provider_name) == ('test', 'test')
+    assert (stream.usage().input_tokens, stream.usage().output_tokens) == (51, 4)
+
+
+async def test_a_single_long_word_is_streamed_in_two_halves():
+    model = TestModel(custom_output_text='Paris')
+    async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, _params()) as stream:
+        events = [event async for event in stream]
+
+    assert events[:2] == [PartStartEvent(0, TextPart('Pa')), PartDeltaEvent(0, TextPartDelta('ris'))]
 
 
 async def test_streamed_tool_calls_are_whole_parts_each_ended_when_the_next_starts():
@@ -474,7 +558,7 @@ def test_model_requests_can_be_disallowed_for_a_block():
         assert models.ALLOW_MODEL_REQUESTS is True
 
 
-async def test_a_new_user_prompt_after_an_earlier_exchange_calls_the_tools_afresh():
+async def test_tools_are_only_called_while_the_history_has_no_response():
     history: list[ModelMessage] = [
         ModelRequest.user_text_prompt('first'),
         ModelResponse(parts=[ToolCallPart('weather', {}, 'c1')]),
@@ -484,4 +568,5 @@ async def test_a_new_user_prompt_after_an_earlier_exchange_calls_the_tools_afres
     ]
     response = await TestModel().request(history, None, _params(function_tools=[WEATHER]))
 
-    assert [c.tool_name for c in response.tool_calls] == ['weather']
+    # As in Pydantic AI: a continued conversation gets the tool results so far, not new calls.
+    assert response.parts == [TextPart('{"weather":"rain"}')]

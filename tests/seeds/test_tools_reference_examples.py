@@ -28,7 +28,7 @@ def test_tool_wrapping_a_context_function() -> None:
 
     agent = Agent('test', tools=[Tool(my_tool)])
     result = agent.run_sync('go', deps=42)
-    assert result.output == '{"my_tool":"42 0 1"}'
+    assert result.output == '{"my_tool":"42 0 0"}'
 
 
 def test_tool_with_a_prepare_method_registers_only_for_deps_42() -> None:

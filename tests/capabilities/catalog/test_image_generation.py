@@ -56,7 +56,7 @@ def test_a_fallback_model_that_returns_no_image_is_asked_again_through_the_model
     retry = result.all_messages()[2]
     assert isinstance(retry, ModelRequest)
     assert retry.parts[0].content == (
-        'function:function:respond did not return an image (it said: A red circle.); try a different description.'
+        'function:function:respond: did not return an image (it said: A red circle.); try a different description.'
     )
 
 

@@ -99,7 +99,7 @@ def count(word: str) -> int:
 def test_return_schemas_are_sent_with_include_tool_return_schemas_unless_a_tool_opts_out() -> None:
     tools = [Tool(count), Tool(count, name='private_count', include_return_schema=False)]
     assert _schemas_sent([], tools) == {'count': None, 'private_count': None}
-    integer = {'type': 'object', 'properties': {'return_value': {'type': 'integer'}}, 'required': ['return_value']}
+    integer = {'type': 'integer'}
     assert _schemas_sent([IncludeToolReturnSchemas()], tools) == {'count': integer, 'private_count': None}
     only_named = _schemas_sent([IncludeToolReturnSchemas(tools=['other'])], [Tool(count)])
     assert only_named == {'count': None}

@@ -113,8 +113,9 @@ async def test_prompted_output_asks_for_a_json_object_in_the_instructions():
     assert sent[0]['messages'] == [
         {
             'role': 'system',
-            'content': 'Be brief.\n\nAlways respond with a JSON object (A city) that matches this JSON schema, and '
-            'nothing else:\n\n' + json.dumps(schema),
+            'content': 'Be brief.\n\nAlways respond with a JSON object that matches this JSON schema:\n\n'
+            + json.dumps({**schema, 'description': 'A city'})
+            + '\n\nReply with the JSON object only, with no text or Markdown code fence around it.',
         },
         {'role': 'user', 'content': 'Name a city.'},
     ]

@@ -130,7 +130,9 @@ def test_profiles_declare_structured_output_thinking_and_native_tools():
         'image_generation',
         'mcp_server',
     }
-    assert not claude.profile.supports_json_schema_output
+    assert claude.profile.supports_json_schema_output
+    old_claude = AnthropicModel('claude-3-5-haiku-latest', provider=AnthropicProvider(api_key='k'))
+    assert not old_claude.profile.supports_json_schema_output
     assert claude.profile.supported_native_tools == {'web_search', 'code_execution', 'web_fetch', 'mcp_server'}
     assert gemini.profile.supports_json_schema_output
     assert gemini.profile.supported_native_tools == {'web_search', 'code_execution', 'web_fetch'}

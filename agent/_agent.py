@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Generic, Literal, overload
 
 import pydantic
-from typing_extensions import TypeVar
+from typing_extensions import TypeIs, TypeVar
 
+from ._agent_context import AgentContextMixin
 from ._agent_decorators import AgentDecoratorsMixin
+from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run_setup import RunSetup, build_run
+from ._agent_streams import event_stream
+from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
-from ._events import AgentStreamEvent
-from ._instructions import InstructionSource, SystemPromptRunner, flatten_instructions
+from ._instructions import SystemPromptRunner, flatten_instructions
+from ._output_json_schema import output_json_schema
+from ._override import AgentOverrideMixin, resolve_spec
 from ._parts import ModelMessage, SystemPromptPart
 from ._run_context import RunContext
 from ._spec import AgentSpec, build_capabilities, load_spec_file
@@ -26,13 +32,14 @@ from .exceptions import UserError
 from .graph import End
 from .models import Model, infer_model
 from .output import OutputSchema, OutputSpec, OutputValidator
-from .result import StreamedRunResult
-from .run import AgentRun, AgentRunResult, AgentRunResultEvent
+from .result import AgentEventStream, FinalResult, StreamedRunResult, StreamedRunResultSync
+from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings
-from .toolsets import AbstractToolset, FunctionToolset
+from .toolsets import AbstractToolset, DynamicToolset, FunctionToolset
 from .usage import RunUsage, UsageLimits
 
-__all__ = ('Agent', 'EndStrategy')
+__all__ = ('Agent', 'EndStrategy', 'capture_run_messages')
+
 
 AgentDepsT = TypeVar('AgentDepsT', default=None)
 OutputDataT = TypeVar('OutputDataT', default=str)
@@ -44,7 +51,7 @@ EndStrategy = Literal['early', 'exhaustive']
 EventStreamHandler = Callable[[Any, Any], Any]
 
 
-class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
+class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     """An agent: a model, instructions, tools, capabilities and an output type.
 
     ```python
@@ -65,6 +72,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         system_prompt: str | Sequence[str] = (),
         deps_type: type[AgentDepsT] | Any = type(None),
         name: str | None = None,
+        description: str | None = None,
         model_settings: ModelSettings | Callable[..., ModelSettings] | None = None,
         retries: int = 1,
         output_retries: int | None = None,
@@ -84,11 +92,14 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         instrument: Any = None,
         history_processors: Sequence[Callable[..., Any]] | None = None,
     ) -> None:
+        self._override_var = ContextVar('agent_override', default=None)
         if model is None or defer_model_check or isinstance(model, Model):
             self._model: Model | str | None = model
         else:
             self._model = infer_model(model)
         self.name = name
+        self.description = description
+        """A human-readable description of the agent (for UIs and for agents exposed as tools)."""
         self.output_type = output_type
         self.deps_type = deps_type
         self.model_settings = model_settings
@@ -97,7 +108,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         self._output_schema = OutputSchema.build(output_type)
         self._max_result_retries = output_retries if output_retries is not None else retries
         self._default_retries = retries
-        self._instructions: list[InstructionSource] = flatten_instructions(instructions)
+        self._instructions = flatten_instructions(instructions)
         self._system_prompts: list[str | SystemPromptRunner] = (
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
@@ -108,7 +119,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         self._toolsets: list[Any] = list(toolsets or [])
         self._prepare_tools = prepare_tools
         self._prepare_output_tools = prepare_output_tools
-        self._native_tools: list[Any] = [*builtin_tools, *native_tools]
+        self._native_tools = [*builtin_tools, *native_tools]
         self._metadata = metadata
         self._event_stream_handler = event_stream_handler
         self._validation_context = validation_context
@@ -132,12 +143,56 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     @property
     def toolsets(self) -> list[AbstractToolset[AgentDepsT]]:
         """The agent's toolsets: its own function tools first, then the ones passed in."""
-        return [self._function_toolset, *self._toolsets]
+        own = self._overridden('function_toolset', self._function_toolset)
+        return [own, *self._overridden('toolsets', self._toolsets)]
 
     @property
     def capabilities(self) -> list[Any]:
         """The agent's capabilities."""
-        return list(self._capabilities)
+        return list(self._overridden('capabilities', self._capabilities))
+
+    def output_json_schema(self, output_type: OutputSpec | None = None) -> dict[str, Any]:
+        """The JSON schema of a run's output, for the agent's `output_type` or the one given."""
+        return output_json_schema(output_type if output_type is not None else self.output_type)
+
+    def toolset(self, func: Any = None, /, *, per_run_step: bool = True, id: str | None = None) -> Any:
+        """Register a function of the run context that returns a toolset (or `None`) as a `DynamicToolset`.
+
+        Usable bare (`@agent.toolset`) or with arguments (`@agent.toolset(per_run_step=False)`).
+
+        Args:
+            func: The toolset function, sync or async.
+            per_run_step: Call the function again before every model request (otherwise once per run).
+            id: The toolset id; needed for durable runs, where it names the toolset's activities.
+        """
+
+        def register(f: Any) -> Any:
+            self._toolsets.append(DynamicToolset(f, per_run_step=per_run_step, id=id))
+            return f
+
+        return register if func is None else register(func)
+
+    # ----- node types (narrowing helpers for `iter()` loops) -----
+
+    @staticmethod
+    def is_user_prompt_node(node: Any) -> TypeIs[UserPromptNode[Any, Any]]:
+        """Whether `node` is the node that builds the first request from the user prompt."""
+        return isinstance(node, UserPromptNode)
+
+    @staticmethod
+    def is_model_request_node(node: Any) -> TypeIs[ModelRequestNode[Any, Any]]:
+        """Whether `node` is a model request node."""
+        return isinstance(node, ModelRequestNode)
+
+    @staticmethod
+    def is_call_tools_node(node: Any) -> TypeIs[CallToolsNode[Any, Any]]:
+        """Whether `node` is the node that handles a model response (running its tool calls)."""
+        return isinstance(node, CallToolsNode)
+
+    @staticmethod
+    def is_end_node(node: Any) -> TypeIs[End[FinalResult[Any]]]:
+        """Whether `node` is the `End` of the run."""
+        return isinstance(node, End)
 
     # ----- specs -----
 
@@ -173,6 +228,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
             'end_strategy': spec.end_strategy,
             'tool_timeout': spec.tool_timeout,
             'metadata': spec.metadata,
+            'description': spec.description,
         }
         extra_capabilities = list(overrides.pop('capabilities', None) or [])
         model = overrides.pop('model', spec.model)
@@ -209,6 +265,7 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
         capabilities: Sequence[Any] | None = None,
         builtin_tools: Sequence[Any] | None = None,
         event_stream_handler: EventStreamHandler | None = None,
+        spec: AgentSpec | dict[str, Any] | None = None,
     ) -> AsyncGenerator[AgentRun[AgentDepsT, Any], None]:
         """Start a run and drive it node by node.
 
@@ -219,9 +276,32 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
                 node = await agent_run.next(node)
         print(agent_run.result.output)
         ```
+
+        A `spec` (`AgentSpec` or its dict form) adds to the agent's configuration for this run: its model is used
+        if none is given, its instructions, capabilities, model settings and metadata are added.
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
+        if (resolved := resolve_spec(spec)) is not None:
+            model = model if model is not None else resolved.model
+            if resolved.instructions:
+                instructions = [*flatten_instructions(instructions), *resolved.instructions]
+            capabilities = [*(capabilities or []), *resolved.capabilities]
+            if resolved.model_settings and not callable(model_settings):
+                model_settings = {**resolved.model_settings, **(model_settings or {})}  # type: ignore[typeddict-item]
+            if resolved.metadata and not callable(metadata):
+                metadata = {**resolved.metadata, **(metadata or {})}
+        # `override()` wins over what the call passes (see `_override`).
+        model = self._overridden('model', model)
+        deps = self._overridden('deps', deps)
+        if self._is_overridden('toolsets'):
+            toolsets = None
+        if self._is_overridden('instructions'):
+            instructions = None
+        if self._is_overridden('metadata'):
+            metadata = None
+        if self._is_overridden('model_settings'):
+            model_settings = None
         setup = RunSetup(
             agent=self,
             user_prompt=user_prompt,
@@ -241,8 +321,13 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
             builtin_tools=builtin_tools,
             event_stream_handler=event_stream_handler or self._event_stream_handler,
         )
+        captured = claim_capture()
         async with build_run(setup) as agent_run:
-            yield agent_run
+            try:
+                yield agent_run
+            finally:
+                if captured is not None:
+                    captured[:] = agent_run.all_messages()
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`."""
@@ -271,59 +356,22 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
             self._infer_name(inspect.currentframe())
         return asyncio.run(self.run(user_prompt, **kwargs))
 
-    @asynccontextmanager
-    async def run_stream_events(
+    def run_stream_events(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
-    ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
+    ) -> AgentEventStream[Any]:
         """Run the agent and stream its events, ending with an `AgentRunResultEvent`.
 
         ```python
-        async with agent.run_stream_events('Hello') as events:
-            async for event in events:
-                ...
+        async for event in agent.run_stream_events('Hello'):
+            ...
         ```
+
+        `async with agent.run_stream_events('Hello') as events: async for event in events: ...` works too.
+        Accepts the same keyword arguments as `iter`.
         """
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
-        async with self._event_stream(user_prompt, [], **kwargs) as events:
-            yield events
-
-    @asynccontextmanager
-    async def _event_stream(
-        self, user_prompt: str | Sequence[UserContent] | None, ctx_holder: list[RunContext[Any]], **kwargs: Any
-    ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
-        """Run in a task, handing its events (then its result) to the consumer; its context goes to `ctx_holder`."""
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        done = object()
-
-        async def forward(ctx: RunContext[Any], stream: AsyncIterator[AgentStreamEvent]) -> None:
-            ctx_holder.append(ctx)
-            async for event in stream:
-                await queue.put(event)
-
-        async def runner() -> None:
-            try:
-                result = await self.run(user_prompt, event_stream_handler=forward, **kwargs)
-                await queue.put(AgentRunResultEvent(result))
-            except BaseException as exc:  # handed to the consumer, who re-raises it
-                await queue.put(_Failure(exc))
-            finally:
-                await queue.put(done)
-
-        task = asyncio.create_task(runner())
-
-        async def events() -> AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]]:
-            while (item := await queue.get()) is not done:
-                if isinstance(item, _Failure):
-                    raise item.error
-                yield item
-
-        try:
-            yield events()
-        finally:
-            if not task.done():
-                task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+        return AgentEventStream(lambda: event_stream(self, user_prompt, [], **kwargs))
 
     @asynccontextmanager
     async def run_stream(
@@ -351,8 +399,39 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
                 output = await validator.validate(output, ctx)
             return output
 
-        async with self._event_stream(user_prompt, ctx_holder, **kwargs) as events:
+        async with event_stream(self, user_prompt, ctx_holder, **kwargs) as events:
             yield StreamedRunResult(events, schema, validate_partial=validate_partial)
+
+    def run_stream_sync(
+        self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
+    ) -> StreamedRunResultSync[Any]:
+        """`run_stream` for synchronous code: the run goes on in a private event loop as the result is read.
+
+        ```python
+        result = agent.run_stream_sync('Tell me a story')
+        for text in result.stream_text(delta=True):
+            print(text, end='')
+        ```
+
+        Raises:
+            UserError: when called from a running event loop (use `agent.run_stream(...)` there).
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise UserError('run_stream_sync() cannot be called from a running event loop; use `agent.run_stream`.')
+        if kwargs.get('infer_name', True) and self.name is None:
+            self._infer_name(inspect.currentframe())
+        loop = asyncio.new_event_loop()
+        context = self.run_stream(user_prompt, **kwargs)
+        try:
+            result = loop.run_until_complete(context.__aenter__())
+        except BaseException:
+            loop.close()
+            raise
+        return StreamedRunResultSync(result, loop, context)
 
     def system_prompt_parts(
         self, deps: AgentDepsT = None, *, model: Model | str | None = None
@@ -404,8 +483,3 @@ class Agent(AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
     def __repr__(self) -> str:
         model = self._model.label if isinstance(self._model, Model) else self._model
         return f'Agent(model={model!r}, name={self.name!r})'
-
-
-class _Failure:
-    def __init__(self, error: BaseException) -> None:
-        self.error = error

@@ -1,0 +1,203 @@
+"""Tool call and tool return parts: function tools, output tools and tools the provider runs itself.
+
+Re-exported by `agent._parts` (and publicly by `agent.messages`); split out so each module stays small.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import KW_ONLY, dataclass, field
+from datetime import datetime
+from typing import Annotated, Any, Literal, TypeAlias, cast
+
+import pydantic
+import pydantic_core
+
+from ._content import MultiModalContent
+from ._env import new_id, now_utc
+
+__all__ = (
+    'BaseToolCallPart',
+    'BaseToolReturnPart',
+    'NativeToolCallPart',
+    'NativeToolReturnPart',
+    'ToolCallPart',
+    'ToolPartKind',
+    'ToolReturnPart',
+    'revive_content',
+    'tool_return_content_str',
+)
+
+ToolPartKind: TypeAlias = Literal['tool-search', 'capability-load']
+"""Tags a call or return part that belongs to a family with a known shape (tool search, capability loading).
+
+Distinct from a tool definition's `kind` (`'function'`, `'output'`, ...), which says how a call is handled.
+"""
+
+
+def new_tool_call_id() -> str:
+    """A fresh id for a tool call the provider did not name (from the run's environment)."""
+    return new_id('call_')
+
+
+def tool_return_content_str(content: Any) -> str:
+    """Render a tool result as the text a model sees."""
+    if isinstance(content, str):
+        return content
+    return pydantic_core.to_json(content, fallback=repr).decode()
+
+
+_CONTENT_KINDS = frozenset({'image-url', 'audio-url', 'video-url', 'document-url', 'binary'})
+_MULTI_MODAL: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(MultiModalContent)
+
+
+def _revive_one(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    mapping = cast(dict[str, Any], value)
+    if mapping.get('kind') in _CONTENT_KINDS:
+        try:
+            return _MULTI_MODAL.validate_python(mapping)
+        except pydantic.ValidationError:
+            pass  # a plain object that merely has a `kind` key
+    return mapping
+
+
+def revive_content(value: Any) -> Any:
+    """Multi-modal tool results (an image, or a list holding some) read back from JSON as their own types."""
+    if isinstance(value, list):
+        items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
+        return [_revive_one(item) for item in items]
+    return _revive_one(value)
+
+
+# ----- returns -----
+
+
+@dataclass(repr=False)
+class BaseToolReturnPart:
+    """Fields shared by the results of function tools and native tools."""
+
+    tool_name: str
+    """The tool that was called."""
+    content: Annotated[Any, pydantic.BeforeValidator(revive_content)]
+    """The result; anything serializable to JSON (multi-modal content comes back as its own type from JSON)."""
+    tool_call_id: str = field(default_factory=new_tool_call_id)
+    """The id of the call this answers."""
+    _: KW_ONLY
+    tool_kind: ToolPartKind | None = None
+    """The family of tools the result belongs to, for results with a known shape; `None` for ordinary tools."""
+    metadata: Any = None
+    """Data kept with the result but not sent to the model."""
+    timestamp: datetime = field(default_factory=now_utc)
+    """When the result was produced."""
+    outcome: Literal['success', 'failed', 'denied'] = 'success'
+    """Whether the call succeeded, failed (e.g. was interrupted) or was denied by a human."""
+
+    def model_response_str(self) -> str:
+        """The result as the text a model sees."""
+        return tool_return_content_str(self.content)
+
+    def model_response_object(self) -> dict[str, Any]:
+        """The result as a JSON object (non-object results are wrapped under `return_value`)."""
+        value = pydantic_core.to_jsonable_python(self.content, fallback=repr)
+        return value if isinstance(value, dict) else {'return_value': value}  # pyright: ignore[reportUnknownVariableType]
+
+    def __repr__(self) -> str:
+        return (
+            f'{type(self).__name__}(tool_name={self.tool_name!r}, content={self.content!r}, '
+            f'tool_call_id={self.tool_call_id!r})'
+        )
+
+
+@dataclass(repr=False)
+class ToolReturnPart(BaseToolReturnPart):
+    """The result of a function tool call, sent back to the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-return'] = 'tool-return'
+
+
+@dataclass(repr=False)
+class NativeToolReturnPart(BaseToolReturnPart):
+    """The result of a provider-run tool, as reported by the provider."""
+
+    _: KW_ONLY
+    provider_name: str | None = None
+    """The provider that ran the tool."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field (some of it must be sent back to the same provider)."""
+    part_kind: Literal['builtin-tool-return'] = 'builtin-tool-return'
+
+
+# ----- calls -----
+
+
+@dataclass(repr=False)
+class BaseToolCallPart:
+    """Fields shared by function tool calls and native tool calls."""
+
+    tool_name: str
+    """The tool to call."""
+    args: str | dict[str, Any] | None = None
+    """The arguments: a JSON string as streamed by most providers, or an already-parsed dict."""
+    tool_call_id: str = field(default_factory=new_tool_call_id)
+    """The call's id, used to match the result to the call (and as an idempotency key)."""
+    _: KW_ONLY
+    tool_kind: ToolPartKind | None = None
+    """The family of tools the call belongs to, for calls with a known shape; `None` for ordinary tools."""
+    id: str | None = None
+    """The provider's id for the part, if different from the call id."""
+    provider_name: str | None = None
+    """The provider that produced the call (provider ids and details only make sense to the same provider)."""
+    provider_details: dict[str, Any] | None = None
+    """Provider data with no standard field (some of it must be sent back to the same provider)."""
+
+    def args_as_dict(self) -> dict[str, Any]:
+        """The arguments as a dict.
+
+        Raises:
+            ValueError: if the arguments are a string that is not a JSON object.
+        """
+        if not self.args:
+            return {}
+        if isinstance(self.args, dict):
+            return self.args
+        parsed = pydantic_core.from_json(self.args)
+        if not isinstance(parsed, dict):
+            raise ValueError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
+        return parsed  # pyright: ignore[reportUnknownVariableType]
+
+    def args_as_json_str(self) -> str:
+        """The arguments as a JSON string."""
+        if not self.args:
+            return '{}'
+        if isinstance(self.args, str):
+            return self.args
+        return json.dumps(self.args, ensure_ascii=False)
+
+    def has_content(self) -> bool:
+        """Whether the call has a name or arguments yet."""
+        return bool(self.tool_name or self.args)
+
+    def __repr__(self) -> str:
+        return (
+            f'{type(self).__name__}(tool_name={self.tool_name!r}, args={self.args!r}, '
+            f'tool_call_id={self.tool_call_id!r})'
+        )
+
+
+@dataclass(repr=False)
+class ToolCallPart(BaseToolCallPart):
+    """A call to a function tool (or an output tool) made by the model."""
+
+    _: KW_ONLY
+    part_kind: Literal['tool-call'] = 'tool-call'
+
+
+@dataclass(repr=False)
+class NativeToolCallPart(BaseToolCallPart):
+    """A call to a tool the provider runs itself (web search, code execution, ...)."""
+
+    _: KW_ONLY
+    part_kind: Literal['builtin-tool-call'] = 'builtin-tool-call'

@@ -1,0 +1,136 @@
+"""Multi-modal content types: formats, data URIs, `BinaryImage`, `TextContent`, `CachePoint`, `UploadedFile`."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.messages import (
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
+    DocumentUrl,
+    ImageUrl,
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    TextContent,
+    UploadedFile,
+    UserPromptPart,
+    VideoUrl,
+)
+from agent.models._anthropic_messages import anthropic_messages
+from agent.models._openai_chat_messages import user_content
+
+PNG = b'\x89PNG\r\n\x1a\n'
+
+
+def test_url_content_types_report_their_format() -> None:
+    assert ImageUrl('https://example.com/cat.jpg').format == 'jpeg'
+    assert AudioUrl('https://example.com/talk.mp3').format == 'mp3'
+    assert VideoUrl('https://example.com/clip.mov').format == 'mov'
+    assert DocumentUrl('https://example.com/notes.md?v=2').format == 'md'
+
+
+def test_binary_content_format_follows_its_media_type() -> None:
+    assert BinaryContent(b'', media_type='image/webp').format == 'webp'
+    assert BinaryContent(b'', media_type='application/pdf').format == 'pdf'
+    with pytest.raises(ValueError, match='application/x-unknown'):
+        _ = BinaryContent(b'', media_type='application/x-unknown').format
+
+
+def test_from_data_uri_decodes_the_data_and_narrows_images() -> None:
+    content = BinaryContent.from_data_uri(f'data:image/png;base64,{base64.b64encode(PNG).decode()}')
+
+    assert isinstance(content, BinaryImage)
+    assert content.data == PNG
+    assert content.media_type == 'image/png'
+    assert content.data_uri == f'data:image/png;base64,{content.base64}'
+
+
+def test_from_data_uri_keeps_other_media_as_binary_content() -> None:
+    content = BinaryContent.from_data_uri('data:text/plain;base64,aGk=')
+
+    assert type(content) is BinaryContent
+    assert content.data == b'hi'
+
+
+@pytest.mark.parametrize('uri', ['https://example.com/a.png', 'data:text/plain,hi', 'data:image/png;base64,@@'])
+def test_from_data_uri_rejects_what_is_not_a_base64_data_uri(uri: str) -> None:
+    with pytest.raises(ValueError, match='data URI'):
+        BinaryContent.from_data_uri(uri)
+
+
+def test_from_path_reads_the_file_and_guesses_its_media_type(tmp_path: Path) -> None:
+    path = tmp_path / 'pixel.png'
+    path.write_bytes(PNG)
+
+    content = BinaryContent.from_path(path)
+
+    assert isinstance(content, BinaryImage)
+    assert content.data == PNG
+
+
+def test_binary_image_refuses_non_image_media_types() -> None:
+    with pytest.raises(ValueError, match='image'):
+        BinaryImage(b'%PDF', media_type='application/pdf')
+
+
+def test_uploaded_file_guesses_its_media_type_from_the_file_id() -> None:
+    assert UploadedFile('gs://bucket/report.pdf', 'google-cloud').format == 'pdf'
+    assert UploadedFile('file-abc123', 'openai').media_type == 'application/octet-stream'
+
+
+def test_new_content_types_round_trip_through_a_stored_history() -> None:
+    content = [
+        TextContent('see attached', metadata={'ticket': 7}),
+        CachePoint(ttl='1h'),
+        UploadedFile('file-abc123', 'anthropic', media_type='application/pdf'),
+        BinaryImage(PNG, media_type='image/png'),
+    ]
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(content)])]
+
+    restored = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(history))
+
+    restored_part = restored[0].parts[0]
+    assert isinstance(restored_part, UserPromptPart)
+    assert restored_part.content[:3] == content[:3]
+    # A BinaryImage is stored as plain binary content (same `kind`), so it reads back as `BinaryContent`.
+    assert restored_part.content[3] == BinaryContent(PNG, media_type='image/png')
+
+
+def test_existing_content_types_serialize_as_before() -> None:
+    part = UserPromptPart(['hi', ImageUrl('https://example.com/a.png'), BinaryContent(b'hi', media_type='text/plain')])
+
+    dumped = json.loads(ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=[part])]))
+
+    assert dumped[0]['parts'][0]['content'] == [
+        'hi',
+        {
+            'url': 'https://example.com/a.png',
+            'force_download': False,
+            'vendor_metadata': None,
+            'media_type': 'image/png',
+            'identifier': None,
+            'kind': 'image-url',
+        },
+        {'data': 'aGk=', 'media_type': 'text/plain', 'identifier': None, 'vendor_metadata': None, 'kind': 'binary'},
+    ]
+
+
+def test_models_receive_text_content_as_text_and_skip_cache_points() -> None:
+    sent = user_content(['a', TextContent('b', metadata='not for the model'), CachePoint()])
+
+    assert sent == [{'type': 'text', 'text': 'a'}, {'type': 'text', 'text': 'b'}]
+
+
+def test_anthropic_requests_carry_text_content_as_a_text_block() -> None:
+    request = ModelRequest(parts=[UserPromptPart([TextContent('hello', metadata={'id': 1}), CachePoint()])])
+
+    _, messages = anthropic_messages([request])
+
+    assert messages == [{'role': 'user', 'content': [{'type': 'text', 'text': 'hello'}]}]
