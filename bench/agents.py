@@ -24,6 +24,7 @@ from pathlib import Path
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from agent.models.function import AgentInfo, FunctionModel
+from agent.usage import RequestUsage
 
 __all__ = (
     'APPROVAL_CALL_ID',
@@ -60,6 +61,11 @@ def _count(line: str) -> None:
             counter.write(line + '\n')
 
 
+USAGE = RequestUsage(input_tokens=100, output_tokens=10)
+"""What every scripted response reports, as a provider would: without it, `FunctionModel` estimates tokens by
+reading the whole conversation on every step, a cost of the fake model (quadratic in S2 and S7), not the runtime."""
+
+
 def _responses(messages: list[ModelMessage]) -> int:
     return sum(isinstance(m, ModelResponse) for m in messages)
 
@@ -69,10 +75,11 @@ def tool_loop(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     _count('model')
     step = _responses(messages)
     if step == 0:
-        return ModelResponse(parts=[ToolCallPart('lookup', {'key': 'answer'}, APPROVAL_CALL_ID)])
+        return ModelResponse(parts=[ToolCallPart('lookup', {'key': 'answer'}, APPROVAL_CALL_ID)], usage=USAGE)
     if step == 1:
-        return ModelResponse(parts=[ToolCallPart('fetch_a', {}, 'fetch-a-1'), ToolCallPart('fetch_b', {}, 'fetch-b-1')])
-    return ModelResponse(parts=[TextPart(tool_loop_output())])
+        calls = [ToolCallPart('fetch_a', {}, 'fetch-a-1'), ToolCallPart('fetch_b', {}, 'fetch-b-1')]
+        return ModelResponse(parts=calls, usage=USAGE)
+    return ModelResponse(parts=[TextPart(tool_loop_output())], usage=USAGE)
 
 
 def tool_loop_output() -> str:
@@ -91,8 +98,8 @@ def long_run(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     if step < steps:
         name = TOOL_NAMES[step % len(TOOL_NAMES)]
         args = {'key': f'k{step}'} if name == 'lookup' else {}
-        return ModelResponse(parts=[ToolCallPart(name, args, f'step-{step}')])
-    return ModelResponse(parts=[TextPart(long_run_output(steps))])
+        return ModelResponse(parts=[ToolCallPart(name, args, f'step-{step}')], usage=USAGE)
+    return ModelResponse(parts=[TextPart(long_run_output(steps))], usage=USAGE)
 
 
 def long_run_output(steps: int) -> str:
