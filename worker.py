@@ -91,6 +91,10 @@ the embedded server lowers it; a production cluster can do the same in its dynam
 """
 
 
+DEV_SERVER_STARTUP_TIMEOUT = timedelta(seconds=30)
+"""How long `start_dev_server` waits for the dev server to answer."""
+
+
 async def start_dev_server(
     *,
     namespace: str = 'default',
@@ -132,6 +136,8 @@ async def start_dev_server(
         dev_server_existing_path=temporal_cli_path(),
         dev_server_database_filename=database,
         dev_server_log_level=log_level,
+        # The SDK waits 5 s by default; a busy machine (or a first start that creates the database) takes longer.
+        dev_server_startup_timeout=DEV_SERVER_STARTUP_TIMEOUT,
         dev_server_extra_args=[
             '--dynamic-config-value',
             f'history.timerProcessorMaxTimeShift="{DEV_SERVER_TIMER_FLOOR}"',

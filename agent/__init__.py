@@ -23,7 +23,7 @@ from ._model_request_context import ModelRequestContext
 from ._spec import AgentSpec
 from ._template import TemplateStr
 from .agent import Agent, EndStrategy, capture_run_messages
-from .capabilities import AgentModelSettings
+from .capabilities import AgentCapability, AgentModelSettings, CapabilityFunc
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
 from .exceptions import (
     AgentRunError,
@@ -125,12 +125,15 @@ from .toolsets import (
     AgentToolset,
     ApprovalRequiredToolset,
     CombinedToolset,
+    DeferredLoadingToolset,
     ExternalToolset,
     FilteredToolset,
     FunctionToolset,
+    IncludeReturnSchemasToolset,
     PrefixedToolset,
     PreparedToolset,
     RenamedToolset,
+    SetMetadataToolset,
     ToolsetFunc,
     ToolsetTool,
     WrapperToolset,
@@ -142,6 +145,7 @@ __all__ = (
     'AbstractConcurrencyLimiter',
     'AbstractToolset',
     'Agent',
+    'AgentCapability',
     'AgentModelSettings',
     'AgentNativeTool',
     'AgentRun',
@@ -164,6 +168,7 @@ __all__ = (
     'CachePoint',
     'CallDeferred',
     'CallToolsNode',
+    'CapabilityFunc',
     'CodeExecutionTool',
     'CombinedToolset',
     'CompactionPart',
@@ -171,6 +176,7 @@ __all__ = (
     'ConcurrencyLimitExceeded',
     'ConcurrencyLimitedModel',
     'ConcurrencyLimiter',
+    'DeferredLoadingToolset',
     'DeferredToolRequests',
     'DeferredToolResults',
     'DocumentFormat',
@@ -191,6 +197,7 @@ __all__ = (
     'ImageGenerationTool',
     'ImageMediaType',
     'ImageUrl',
+    'IncludeReturnSchemasToolset',
     'IncompleteToolCall',
     'InstructionPart',
     'MCPServerTool',
@@ -228,6 +235,7 @@ __all__ = (
     'RetryPromptPart',
     'RunContext',
     'RunUsage',
+    'SetMetadataToolset',
     'SkipModelRequest',
     'SkipToolExecution',
     'SkipToolValidation',

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Generic, Literal, overload
+from typing import Any, Generic, Literal, TypedDict, overload
 
 import pydantic
 from typing_extensions import TypeIs, TypeVar
@@ -38,7 +38,7 @@ from .settings import ModelSettings
 from .toolsets import AbstractToolset, DynamicToolset, FunctionToolset
 from .usage import RunUsage, UsageLimits
 
-__all__ = ('Agent', 'EndStrategy', 'capture_run_messages')
+__all__ = ('Agent', 'AgentRetries', 'EndStrategy', 'capture_run_messages')
 
 
 AgentDepsT = TypeVar('AgentDepsT', default=None)
@@ -49,6 +49,15 @@ EndStrategy = Literal['early', 'exhaustive']
 """What happens to other tool calls when the model produces a final result: skip them, or run them anyway."""
 
 EventStreamHandler = Callable[[Any, Any], Any]
+
+
+class AgentRetries(TypedDict, total=False):
+    """Retry budgets per category, for `Agent(retries={...})`; a missing key means 1."""
+
+    tools: int
+    """How often each tool may fail (bad arguments, `ModelRetry`, timeout) before the run fails."""
+    output: int
+    """How often output validation may fail before the run fails."""
 
 
 class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
@@ -74,8 +83,9 @@ class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDep
         name: str | None = None,
         description: str | None = None,
         model_settings: ModelSettings | Callable[..., ModelSettings] | None = None,
-        retries: int = 1,
+        retries: int | AgentRetries = 1,
         output_retries: int | None = None,
+        tool_retries: int | None = None,
         tools: Sequence[Any] = (),
         builtin_tools: Sequence[Any] = (),
         native_tools: Sequence[Any] = (),
@@ -106,15 +116,19 @@ class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDep
         self.end_strategy: EndStrategy = end_strategy
         self.instrument = instrument
         self._output_schema = OutputSchema.build(output_type)
-        self._max_result_retries = output_retries if output_retries is not None else retries
-        self._default_retries = retries
+        if isinstance(retries, int):
+            retries = AgentRetries(tools=retries, output=retries)
+        # The explicit per-category arguments (older spelling) win over the `retries` dict.
+        tool_budget = tool_retries if tool_retries is not None else retries.get('tools', 1)
+        self._max_result_retries = output_retries if output_retries is not None else retries.get('output', 1)
+        self._default_retries = tool_budget
         self._instructions = flatten_instructions(instructions)
         self._system_prompts: list[str | SystemPromptRunner] = (
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
         self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset(
-            tools, max_retries=retries, timeout=tool_timeout, id='<agent>'
+            tools, max_retries=tool_budget, timeout=tool_timeout, id='<agent>'
         )
         self._toolsets: list[Any] = list(toolsets or [])
         self._prepare_tools = prepare_tools

@@ -18,7 +18,7 @@ from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._env import now_utc
 from ._events import AgentStreamEvent
-from ._instructions import InstructionSource, SystemPromptRunner, render_instructions, resolve_settings
+from ._instructions import InstructionSource, SystemPromptRunner, resolve_settings
 from ._model_request_context import ModelRequestContext
 from ._parts import (
     ModelMessage,
@@ -27,15 +27,15 @@ from ._parts import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
-    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
 from ._ports import RunPorts
+from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import PendingMessage, RunContext
 from ._tool_def import ToolDefinition
 from ._tool_manager import ToolManager
-from .exceptions import UnexpectedModelBehavior, UserError
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import End
 from .output import OutputSchema, OutputValidator
 from .result import FinalResult
@@ -134,6 +134,7 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     validation_context: Any = None
     event_sink: EventSink | None = None
     tool_manager: ToolManager[DepsT] | None = None
+    last_max_tokens: int | None = None
 
     def run_context(self, state: GraphAgentState, **changes: Any) -> RunContext[DepsT]:
         """A `RunContext` over the live state (messages, usage, retries and queue are shared, not copied)."""
@@ -144,7 +145,6 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             agent=self.agent,
             prompt=self.prompt,
             messages=state.message_history,
-            validation_context=self.validation_context,
             retries=state.tool_retries,
             run_step=state.run_step,
             run_id=state.run_id,
@@ -154,6 +154,9 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             max_retries=self.max_output_retries,
             retry=state.retries,
         )
+        # A callable validation context is resolved per context, from the run as it stands.
+        source = self.validation_context
+        ctx.validation_context = source(ctx) if callable(source) else source
         return replace(ctx, **changes) if changes else ctx
 
     async def emit(self, event: AgentStreamEvent) -> None:
@@ -238,12 +241,24 @@ class UserPromptNode(Generic[DepsT, OutputT]):
                 )
             return CallToolsNode(history[-1], resumed_parts=[*prior, *prompt_parts])
 
-        if history and isinstance(history[-1], ModelResponse) and _unanswered_calls(history[-1]):
-            names = ', '.join(sorted({c.tool_name for c in _unanswered_calls(history[-1])}))
-            raise UserError(
-                f'The message history ends with tool calls ({names}) that have no results. '
-                'Pass deferred_tool_results with their results (or approvals) to resume the run.'
-            )
+        last = history[-1] if history else None
+        if isinstance(last, ModelResponse) and last.tool_calls:
+            if self.user_prompt is not None:
+                names = ', '.join(sorted({c.tool_name for c in last.tool_calls}))
+                raise UserError(
+                    f'The message history ends with tool calls ({names}) that have no results, so a new prompt cannot '
+                    'be sent. Pass deferred_tool_results with their results (or approvals) to resume the run, or '
+                    'resume without a prompt to run them.'
+                )
+            # Resuming without a prompt from a response whose tool calls never ran: run them now.
+            return CallToolsNode(last)
+        if (
+            isinstance(last, ModelResponse)
+            and self.user_prompt is None
+            and not await run_instructions(deps, deps.run_context(state))
+        ):
+            # Nothing new to tell the model: the response already in the history is the run's answer.
+            return CallToolsNode(last)
 
         parts: list[ModelRequestPart] = []
         if not history:
@@ -254,43 +269,18 @@ class UserPromptNode(Generic[DepsT, OutputT]):
                 elif (part := await prompt.run(ctx)) is not None:
                     parts.append(part)
         else:
-            await _refresh_dynamic_system_prompts(state, deps)
+            await refresh_dynamic_system_prompts(state, deps)
         parts.extend(prompt_parts)
-        if history and isinstance(history[-1], ModelRequest):
+        if isinstance(last, ModelRequest):
+            if self.user_prompt is None and (resumed_prompt := user_content(last)) is not None:
+                # The run continues the request the history ends with, so that request's prompt is the run's prompt.
+                deps.prompt = resumed_prompt
             # The history ends with a request that never got an answer: send it again with the new parts.
             request = _merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
             deps.new_message_index = min(deps.new_message_index, len(history))
         else:
             request = ModelRequest(parts=parts)
         return ModelRequestNode(request)
-
-
-def _unanswered_calls(response: ModelResponse) -> list[ToolCallPart]:
-    return response.tool_calls
-
-
-async def _refresh_dynamic_system_prompts(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> None:
-    runners = {
-        p.function.__qualname__: p for p in deps.system_prompts if isinstance(p, SystemPromptRunner) and p.dynamic
-    }
-    if not runners:
-        return
-    ctx = deps.run_context(state)
-    history = state.message_history
-    for position, message in enumerate(history):
-        if not isinstance(message, ModelRequest):
-            continue
-        parts = list(message.parts)
-        changed = False
-        for index, part in enumerate(parts):
-            if isinstance(part, SystemPromptPart) and part.dynamic_ref in runners:
-                fresh = await runners[part.dynamic_ref].run(ctx)
-                if fresh is not None:
-                    parts[index] = fresh
-                    changed = True
-        if changed:
-            # Replace the message rather than edit it: the caller's history objects stay untouched.
-            history[position] = replace(message, parts=parts)
 
 
 @dataclass
@@ -312,21 +302,21 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
         deps.usage_limits.check_before_request(state.usage)
         state.run_step += 1
         ctx = deps.run_context(state)
+        deps.toolset = await deps.toolset.for_run_step(ctx)
         manager = await ToolManager[DepsT].for_step(ctx, deps.toolset, deps.capability, deps.ports)
         tool_defs = await _visible_tool_defs(ctx, deps, manager)
         ctx.tool_definitions = {td.name: td for td in tool_defs}
         ctx.tool_manager = manager
         deps.tool_manager = manager
 
-        instructions = _join_instructions(
-            await render_instructions(deps.instructions, ctx), await _toolset_instructions(deps.toolset, ctx)
-        )
+        instructions = await run_instructions(deps, ctx)
         request = replace(request, instructions=instructions, timestamp=now_utc())
         _stamp(request, state)
         state.message_history.append(request)
 
         settings = await resolve_settings([*deps.settings_layers, deps.run_model_settings], ctx)
         ctx.model_settings = settings
+        deps.last_max_tokens = settings.get('max_tokens') if settings else None
         params = _request_parameters(deps, tool_defs, await _native_tools(deps, ctx))
         request_context = ModelRequestContext(
             model=deps.model,
@@ -347,15 +337,29 @@ class ModelRequestNode(Generic[DepsT, OutputT]):
         state.message_history.append(response)
         return CallToolsNode(response)
 
-    async def run(self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]) -> CallToolsNode[DepsT, OutputT]:
-        """Run the node (streaming the response if the run has an event stream)."""
-        ctx, request_context = await self.prepare(state, deps)
-        if deps.event_sink is not None:
-            from ._streaming import stream_model_request
+    async def run(
+        self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
+    ) -> CallToolsNode[DepsT, OutputT] | ModelRequestNode[DepsT, OutputT]:
+        """Run the node (streaming the response if the run has an event stream).
 
-            response = await stream_model_request(ctx, deps, request_context)
-        else:
-            response = await deps.ports.request_model(ctx, request_context, deps.capability)
+        A model-request hook raising `ModelRetry` (rejecting the request or the response) asks the model again with a
+        retry prompt, counted against the output retries.
+        """
+        ctx, request_context = await self.prepare(state, deps)
+        try:
+            if deps.event_sink is not None:
+                from ._streaming import stream_model_request
+
+                response = await stream_model_request(ctx, deps, request_context)
+            else:
+                response = await deps.ports.request_model(ctx, request_context, deps.capability)
+        except ModelRetry as retry:
+            from .capabilities._dispatch import RejectedResponse
+
+            if isinstance(retry, RejectedResponse):
+                await self.finish(state, deps, retry.response)
+            check_output_retries(state, deps, retry.message)
+            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(retry.message)]))
         return await self.finish(state, deps, response)
 
 
@@ -376,23 +380,6 @@ async def _visible_tool_defs(
         name: replace(tool, tool_def=visible[name]) for name, tool in manager.tools.items() if name in visible
     }
     return list(prepared)
-
-
-async def _toolset_instructions(toolset: AbstractToolset[Any], ctx: RunContext[Any]) -> list[str]:
-    """What the run's toolsets add to the instructions (e.g. an MCP server with `include_instructions=True`)."""
-    leaves: list[AbstractToolset[Any]] = []
-    toolset.apply(leaves.append)
-    texts: list[str] = []
-    for leaf in leaves:
-        found = await leaf.get_instructions(ctx)
-        if found is not None and (text := str(found).strip()):
-            texts.append(text)
-    return texts
-
-
-def _join_instructions(agent_instructions: str | None, toolset_instructions: list[str]) -> str | None:
-    parts = [agent_instructions] if agent_instructions else []
-    return '\n\n'.join([*parts, *toolset_instructions]) or None
 
 
 async def _native_tools(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> list[Any]:

@@ -220,7 +220,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         **(await _metadata(agent._metadata, base_ctx) or {}),  # pyright: ignore[reportPrivateUsage]
         **(await _metadata(setup.metadata, base_ctx) or {}),
     }
-    toolset = assemble_toolset(agent, capability, setup.toolsets)
+    toolset = await assemble_toolset(agent, capability, setup.toolsets).for_run(base_ctx)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,
         user_deps=setup.deps,
@@ -256,10 +256,16 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
     await toolset.__aenter__()
     pump: asyncio.Task[Any] | None = None
     events: asyncio.Queue[Any] | None = None
-    if setup.event_stream_handler is not None and current_ports().runs_event_stream_handler:
+    handler = setup.event_stream_handler
+    if handler is None and 'wrap_run_event_stream' in capability.hook_names():
+        from .capabilities._process_event_stream import consume_event_stream
+
+        # A capability watching the event stream (e.g. `ProcessEventStream`) turns streaming on by itself.
+        handler = consume_event_stream
+    if handler is not None and current_ports().runs_event_stream_handler:
         events = asyncio.Queue()
         deps.event_sink = events.put
-        pump = asyncio.ensure_future(_pump(setup.event_stream_handler, capability, ctx, events))
+        pump = asyncio.ensure_future(_pump(handler, capability, ctx, events))
     bridge = _RunHooksBridge(capability, ctx, agent_run)
     try:
         await bridge.start()

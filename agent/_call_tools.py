@@ -19,12 +19,13 @@ from ._parts import (
     ModelRequestPart,
     ModelResponse,
     RetryPromptPart,
+    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
 from ._tool_manager import ToolManager, ToolRetry
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UserError
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import End
 from .result import FinalResult
 
@@ -44,6 +45,8 @@ class _StepResults:
     deferred_calls: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
     approvals: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    announced: set[str] = field(default_factory=set[str])
+    """Calls whose `FunctionToolCallEvent` was sent (a deferred call is validated, then run once resolved)."""
 
     def defer(self, call: ToolCallPart, *, approval: bool, metadata: dict[str, Any] | None) -> None:
         (self.approvals if approval else self.deferred_calls).append(call)
@@ -71,6 +74,7 @@ async def handle_response(
         deps.tool_manager = manager
     calls = response.tool_calls
     if not calls:
+        _check_cut_off(response, deps)
         return await _handle_text(response, state, deps)
 
     step = _StepResults()
@@ -90,15 +94,27 @@ async def handle_response(
         [c for c in pending if c.tool_name in deps.output_schema.tools], step, state, deps
     )
     function_calls = [c for c in pending if c.tool_name not in deps.output_schema.tools]
-    if final is not None and deps.end_strategy == 'early':
-        for call in function_calls:
+    if final is not None:
+        # With a final result, nothing waits for a human or an external system: those calls are answered
+        # "not executed" (with 'exhaustive', the other function tools still run).
+        skipped = function_calls
+        if deps.end_strategy != 'early':
+            skipped = [c for c in function_calls if _is_deferred_kind(c, manager) and c.tool_call_id not in resolved]
+            runnable = [c for c in function_calls if c not in skipped]
+            await _run_function_calls(runnable, resolved, metadata, manager, step, state, deps)
+            skipped += [*step.deferred_calls, *step.approvals]
+            step.deferred_calls, step.approvals, step.metadata = [], [], {}
+        for call in skipped:
             step.parts[call.tool_call_id] = ToolReturnPart(call.tool_name, TOOL_NOT_EXECUTED, call.tool_call_id)
     else:
         await _run_function_calls(function_calls, resolved, metadata, manager, step, state, deps)
 
     while step.has_deferred:
         requests = DeferredToolRequests(calls=step.deferred_calls, approvals=step.approvals, metadata=step.metadata)
-        results = await deps.ports.await_deferred_results(ctx, requests)
+        from .capabilities._deferred_handler import resolve_deferred_tool_calls
+
+        # Capabilities (`handle_deferred_tool_calls`) answer first; the ports wait for the rest, or can't.
+        results = await resolve_deferred_tool_calls(deps.capability, deps.ports, ctx, requests)
         if results is None:
             return _end_with_deferred(requests, step, calls, state, deps)
         waiting = step.deferred_calls + step.approvals
@@ -110,6 +126,22 @@ async def handle_response(
         state.message_history.append(_stamped(ModelRequest(parts=parts), state))
         return End(final)
     return ModelRequestNode(ModelRequest(parts=parts))
+
+
+def _is_deferred_kind(call: ToolCallPart, manager: ToolManager[Any]) -> bool:
+    tool_def = manager.get_tool_def(call.tool_name)
+    return tool_def is not None and tool_def.kind in ('external', 'unapproved')
+
+
+def _check_cut_off(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> None:
+    """A response with nothing usable that hit the token limit would hit it again: fail instead of retrying."""
+    if response.finish_reason != 'length' or not all(isinstance(p, ThinkingPart) for p in response.parts):
+        return
+    limit = deps.last_max_tokens if deps.last_max_tokens is not None else 'provider default'
+    raise UnexpectedModelBehavior(
+        f'Model token limit ({limit}) exceeded before any response was generated. Increase the `max_tokens` '
+        'model setting, or simplify the prompt so the response fits within the limit.'
+    )
 
 
 def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
@@ -266,16 +298,21 @@ async def _run_function_calls(
     if to_execute:
         deps.usage_limits.check_before_tool_call(state.usage, to_execute)
     for batch in _batches(calls, manager):
-        outcomes = await asyncio.gather(
-            *(
+        tasks = [
+            asyncio.ensure_future(
                 _handle_call(c, resolved.get(c.tool_call_id), metadata.get(c.tool_call_id), manager, step, state, deps)
-                for c in batch
-            ),
-            return_exceptions=True,
-        )
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
+            )
+            for c in batch
+        ]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            # One call failed the run (or the run was cancelled): the calls still running are cancelled rather than
+            # left to finish on their own. gather() rather than wait(): a workflow must not iterate over sets.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
 
 async def _handle_call(
@@ -296,11 +333,15 @@ async def _handle_call(
         await deps.emit(FunctionToolResultEvent(part))
         return
     if result is None:
-        if tool_def.kind == 'external':
-            step.defer(call, approval=False, metadata=None)
-            return
-        if tool_def.kind == 'unapproved':
-            step.defer(call, approval=True, metadata=None)
+        if tool_def.kind in ('external', 'unapproved'):
+            # Arguments are validated before anyone is asked: a malformed call goes back to the model, not to a human.
+            try:
+                await _validate_announced(call, manager, deps, step, approved=False, metadata=None)
+            except ToolRetry as retry:
+                step.parts[call.tool_call_id] = retry.prompt
+                await deps.emit(FunctionToolResultEvent(retry.prompt))
+                return
+            step.defer(call, approval=tool_def.kind == 'unapproved', metadata=None)
             return
         await _execute(call, manager, step, state, deps)
         return
@@ -333,15 +374,26 @@ def _record_return(call: ToolCallPart, value: Any, step: _StepResults) -> None:
 
 
 async def _validate_announced(
-    call: ToolCallPart, manager: ToolManager[Any], deps: GraphAgentDeps[Any, Any], *, approved: bool, metadata: Any
+    call: ToolCallPart,
+    manager: ToolManager[Any],
+    deps: GraphAgentDeps[Any, Any],
+    step: _StepResults,
+    *,
+    approved: bool,
+    metadata: Any,
 ) -> dict[str, Any]:
     # The call event is sent once validation has decided, so it can say whether the arguments were valid.
+    # A deferred call was announced when it was first validated; running it once resolved is the same call.
+    announce = call.tool_call_id not in step.announced
+    step.announced.add(call.tool_call_id)
     try:
         args = await manager.validate_call(call, approved=approved, metadata=metadata)
     except Exception:
-        await deps.emit(FunctionToolCallEvent(call, args_valid=False))
+        if announce:
+            await deps.emit(FunctionToolCallEvent(call, args_valid=False))
         raise
-    await deps.emit(FunctionToolCallEvent(call, args_valid=True))
+    if announce:
+        await deps.emit(FunctionToolCallEvent(call, args_valid=True))
     return args
 
 
@@ -356,7 +408,7 @@ async def _execute(
     metadata: Any = None,
 ) -> None:
     try:
-        args = await _validate_announced(call, manager, deps, approved=approved, metadata=metadata)
+        args = await _validate_announced(call, manager, deps, step, approved=approved, metadata=metadata)
         value = await manager.execute_call(call, args, approved=approved, metadata=metadata)
     except ToolRetry as retry:
         step.parts[call.tool_call_id] = retry.prompt

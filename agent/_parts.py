@@ -95,10 +95,18 @@ class UserPromptPart:
         return f'UserPromptPart(content={self.content!r})'
 
 
-def _error_details_str(errors: list[pydantic_core.ErrorDetails]) -> str:
-    lines = [f'{len(errors)} validation error{"s" if len(errors) != 1 else ""}:']
-    lines.append(pydantic_core.to_json(errors, indent=2, fallback=repr).decode())
-    return '\n'.join(lines)
+_ERROR_DETAILS = pydantic.TypeAdapter(list[pydantic_core.ErrorDetails], config=pydantic.ConfigDict(defer_build=True))
+
+
+def _error_details_str(errors: list[pydantic_core.ErrorDetails], *, tool_call: bool) -> str:
+    # A tool call's errors keep `input`, so the model sees what it sent. For output in the response text, the
+    # text is already in the model's context: top-level errors would only repeat it.
+    if tool_call:
+        drop: dict[Any, Any] = {'__all__': {'ctx'}}
+    else:
+        drop = {i: {'ctx', 'input'} if len(e.get('loc', ())) <= 1 else {'ctx'} for i, e in enumerate(errors)}
+    body = _ERROR_DETAILS.dump_json(errors, exclude=drop, indent=2, fallback=repr).decode()
+    return f'{len(errors)} validation error{"s" if len(errors) != 1 else ""}:\n```json\n{body}\n```'
 
 
 @dataclass(repr=False)
@@ -118,7 +126,12 @@ class RetryPromptPart:
 
     def model_response(self) -> str:
         """The text sent to the model."""
-        description = self.content if isinstance(self.content, str) else _error_details_str(self.content)
+        if not isinstance(self.content, str):
+            description = _error_details_str(self.content, tool_call=self.tool_name is not None)
+        elif self.tool_name is None:
+            description = f'Validation feedback:\n{self.content}'
+        else:
+            description = self.content
         return f'{description}\n\nFix the errors and try again.'
 
     def __repr__(self) -> str:

@@ -153,7 +153,7 @@ class ToolManager(Generic[DepsT]):
         """Execute a validated call through the run's ports (with the tool-execute hooks and the tool's timeout).
 
         Raises:
-            ToolRetry: the tool raised `ModelRetry` or timed out.
+            ToolRetry: the tool raised `ModelRetry` or timed out, or a hook raised `ModelRetry` or a `ValidationError`.
             ToolRetriesExhausted: the tool's retries are used up.
             ApprovalRequired, CallDeferred: the tool deferred the call.
         """
@@ -174,5 +174,8 @@ class ToolManager(Generic[DepsT]):
                     raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
         except ModelRetry as exc:
             raise self._retry(call, tool, exc.message) from exc
+        except pydantic.ValidationError as exc:
+            # A tool-execute hook validating the arguments or the result: the model gets the errors to fix.
+            raise self._retry(call, tool, exc.errors(include_url=False, include_context=False)) from exc
         self.ctx.retries.pop(call.tool_name, None)
         return result

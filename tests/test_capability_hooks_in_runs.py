@@ -164,12 +164,12 @@ def test_hooks_of_three_capabilities_fire_in_order_and_nest() -> None:
         return log[i : log.index(end, i) + 1]
 
     assert log[:6] == [
-        'c1.before_run',
-        'c2.before_run',
-        'c3.before_run',
         'c1.wrap_run>',
         'c2.wrap_run>',
         'c3.wrap_run>',
+        'c1.before_run',
+        'c2.before_run',
+        'c3.before_run',
     ]
     assert log[-6:] == ['c3.wrap_run<', 'c2.wrap_run<', 'c1.wrap_run<', 'c3.after_run', 'c2.after_run', 'c1.after_run']
     assert section('c1.before_model', 'c1.after_model') == [

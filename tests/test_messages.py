@@ -359,7 +359,7 @@ def test_retry_prompt_model_response_renders_errors_or_message():
     assert rendered.endswith('Fix the errors and try again.')
     assert (
         RetryPromptPart('Use a bigger number.').model_response()
-        == 'Use a bigger number.\n\nFix the errors and try again.'
+        == 'Validation feedback:\nUse a bigger number.\n\nFix the errors and try again.'
     )
 
 

@@ -145,14 +145,16 @@ async def test_prepare_returning_none_leaves_the_tool_out():
     assert await toolset.get_tools(make_ctx(deps=1)) == {}
 
 
-async def test_prepare_may_not_rename_the_tool():
+async def test_prepare_may_rename_the_tool_but_not_onto_another_tools_name():
     def rename(ctx: RunContext[Any], tool_def: ToolDefinition) -> ToolDefinition:
         return replace(tool_def, name='other')
 
     toolset = FunctionToolset[Any]()
     toolset.add_function(lambda: 1, name='one', prepare=rename)
+    assert list(await toolset.get_tools(make_ctx())) == ['other']
 
-    with pytest.raises(UserError, match="tool 'one' renamed it to 'other'"):
+    toolset.add_function(lambda: 2, name='other')
+    with pytest.raises(UserError, match="Tool 'other' is offered as 'other'"):
         await toolset.get_tools(make_ctx())
 
 

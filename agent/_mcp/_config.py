@@ -1,4 +1,4 @@
-"""`load_mcp_servers`: build servers from a JSON configuration file in the common `mcpServers` format.
+"""`load_mcp_servers` and `load_mcp_toolsets`: servers from a JSON configuration file in the `mcpServers` format.
 
 ```json
 {
@@ -10,7 +10,10 @@
 ```
 
 An entry with a `command` runs a subprocess over stdio; an entry with a `url` connects over HTTP, with SSE when
-the URL path ends in `/sse` (or `"type": "sse"`) and Streamable HTTP otherwise. Each server's `id` is its name.
+the URL path ends in `/sse` (or `"type": "sse"`) and Streamable HTTP otherwise. Each server's `id` is its name,
+and its tools are offered with the name as prefix (`time_get_current_time`), so two servers' tools never clash:
+`load_mcp_servers` sets the name as the server's `tool_prefix`, `load_mcp_toolsets` wraps the server in a
+`PrefixedToolset` instead (the server itself then reports its tools unprefixed).
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from typing import Any, Literal
 
 import pydantic
 
+from agent.toolsets.abstract import AbstractToolset
+
 from ._transports import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP, is_sse_url
 
-__all__ = ('MCPServerConfig', 'expand_env_vars', 'load_mcp_servers')
+__all__ = ('MCPServerConfig', 'expand_env_vars', 'load_mcp_servers', 'load_mcp_toolsets')
 
 _ENV_VAR = re.compile(r'\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}')
 
@@ -79,6 +84,23 @@ def _is_sse(entry: _HTTPEntry) -> bool:
     return entry.type == 'sse' if entry.type is not None else is_sse_url(entry.url)
 
 
+def _read_config(config_path: str | Path) -> MCPServerConfig:
+    path = Path(config_path)
+    if not path.is_file():
+        raise FileNotFoundError(f'MCP server configuration file not found: {path}')
+    raw = json.loads(path.read_text(encoding='utf-8'))
+    return MCPServerConfig.model_validate(expand_env_vars(raw))
+
+
+def _server(
+    name: str, entry: _StdioEntry | _HTTPEntry, tool_prefix: str | None
+) -> MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE:
+    if isinstance(entry, _StdioEntry):
+        return MCPServerStdio(entry.command, entry.args, entry.env, entry.cwd, tool_prefix=tool_prefix, id=name)
+    transport = MCPServerSSE if _is_sse(entry) else MCPServerStreamableHTTP
+    return transport(entry.url, headers=entry.headers, tool_prefix=tool_prefix, id=name)
+
+
 def load_mcp_servers(config_path: str | Path) -> list[MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE]:
     """Load MCP servers from a configuration file, expanding `${VAR}` and `${VAR:-default}` in its strings.
 
@@ -86,24 +108,33 @@ def load_mcp_servers(config_path: str | Path) -> list[MCPServerStdio | MCPServer
         config_path: The path to the configuration file.
 
     Returns:
-        The servers, in the order of the file, each with its name as `id`.
+        The servers, in the order of the file, each with its name as `id` and as `tool_prefix`.
 
     Raises:
         FileNotFoundError: If the configuration file does not exist.
         pydantic.ValidationError: If the configuration does not match the schema.
         ValueError: If a referenced environment variable is not defined and has no default.
     """
-    path = Path(config_path)
-    if not path.is_file():
-        raise FileNotFoundError(f'MCP server configuration file not found: {path}')
-    raw = json.loads(path.read_text(encoding='utf-8'))
-    config = MCPServerConfig.model_validate(expand_env_vars(raw))
-    servers: list[MCPServerStdio | MCPServerStreamableHTTP | MCPServerSSE] = []
-    for name, entry in config.mcp_servers.items():
-        if isinstance(entry, _StdioEntry):
-            servers.append(MCPServerStdio(entry.command, entry.args, entry.env, entry.cwd, id=name))
-        elif _is_sse(entry):
-            servers.append(MCPServerSSE(entry.url, headers=entry.headers, id=name))
-        else:
-            servers.append(MCPServerStreamableHTTP(entry.url, headers=entry.headers, id=name))
-    return servers
+    config = _read_config(config_path)
+    return [_server(name, entry, tool_prefix=name) for name, entry in config.mcp_servers.items()]
+
+
+def load_mcp_toolsets(config_path: str | Path) -> list[AbstractToolset[Any]]:
+    """Load MCP servers from a configuration file as toolsets, each offering its tools prefixed with its name.
+
+    The file and its `${VAR}` expansion are the same as for `load_mcp_servers`.
+
+    Args:
+        config_path: The path to the configuration file.
+
+    Returns:
+        One toolset per server, in the order of the file: the server (its name as `id`) wrapped in a
+        `PrefixedToolset` with its name as prefix.
+
+    Raises:
+        FileNotFoundError: If the configuration file does not exist.
+        pydantic.ValidationError: If the configuration does not match the schema.
+        ValueError: If a referenced environment variable is not defined and has no default.
+    """
+    config = _read_config(config_path)
+    return [_server(name, entry, tool_prefix=None).prefixed(name) for name, entry in config.mcp_servers.items()]

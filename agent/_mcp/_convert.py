@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any, TypeAlias, cast
 
 import mcp_types
-from pydantic_core import SchemaValidator, core_schema
+from pydantic_core import SchemaValidator, core_schema, from_json
 
 from agent._content import BinaryContent, ToolReturn, UserContent
 from agent._tool_def import ToolDefinition
@@ -47,26 +47,29 @@ ANY_OBJECT_ARGS = _AnyObjectArgs()
 """The argument validator of MCP tools."""
 
 
-def tool_definition(tool: mcp_types.Tool, name: str) -> ToolDefinition:
+def tool_definition(tool: mcp_types.Tool, name: str, *, include_return_schema: bool | None = None) -> ToolDefinition:
     """The definition the model sees for an MCP tool, offered under `name`."""
     task_support = tool.execution.task_support if tool.execution is not None else None
     return ToolDefinition(
         name=name,
         description=tool.description,
         parameters_json_schema=tool.input_schema,
-        return_schema=tool.output_schema,
+        return_schema=tool.output_schema or None,
+        include_return_schema=include_return_schema,
         metadata={
             'meta': tool.meta,
             'annotations': tool.annotations.model_dump(mode='json', by_alias=True, exclude_none=True)
             if tool.annotations
             else None,
             'task': task_support in ('optional', 'required'),
+            'output_schema': tool.output_schema or None,
         },
     )
 
 
 def _binary(data: str, media_type: str | None) -> BinaryContent:
-    return BinaryContent(base64.b64decode(data), media_type=media_type or 'application/octet-stream')
+    binary = BinaryContent(base64.b64decode(data), media_type=media_type or 'application/octet-stream')
+    return BinaryContent.narrow_type(binary)
 
 
 def resource_contents(item: mcp_types.TextResourceContents | mcp_types.BlobResourceContents) -> str | BinaryContent:
@@ -78,9 +81,17 @@ def resource_contents(item: mcp_types.TextResourceContents | mcp_types.BlobResou
 
 def result_content_item(
     item: mcp_types.TextContent | mcp_types.ImageContent | mcp_types.AudioContent | mcp_types.EmbeddedResource,
-) -> str | BinaryContent:
-    """One content block of a tool result (resource links are read by the server, not converted here)."""
+) -> ContentItem:
+    """One content block of a tool result (resource links are read by the server, not converted here).
+
+    Text that holds a JSON object or array is parsed: servers without structured output send data that way.
+    """
     if isinstance(item, mcp_types.TextContent):
+        if item.text.startswith(('{', '[')):
+            try:
+                return cast(ContentItem, from_json(item.text))
+            except ValueError:
+                pass
         return item.text
     if isinstance(item, mcp_types.ImageContent | mcp_types.AudioContent):
         return _binary(item.data, item.mime_type)

@@ -18,6 +18,7 @@ from ._types import MCPError, ToolResult
 
 __all__ = (
     'call_tool',
+    'get_prompt',
     'list_prompts',
     'list_resource_templates',
     'list_resources',
@@ -86,6 +87,12 @@ async def list_prompts(session: ClientSession) -> list[mcp_types.Prompt]:
     )
 
 
+async def get_prompt(session: ClientSession, name: str, arguments: dict[str, str] | None) -> mcp_types.GetPromptResult:
+    """Render a prompt."""
+    with mcp_errors():
+        return await session.get_prompt(name, arguments)
+
+
 async def set_log_level(session: ClientSession, level: mcp_types.LoggingLevel) -> None:
     """Ask the server to send log messages at `level` and above."""
     # The request itself, not `ClientSession.set_logging_level`, which warns on every call.
@@ -110,8 +117,14 @@ async def call_tool(
         raise ModelRetry(error.message) from error
     if result.is_error:
         raise ModelRetry(error_text(result))
-    if result.structured_content is not None:
-        return result.structured_content
+    structured = result.structured_content
+    # Structured content is the tool's own return value, and text blocks beside it only repeat it as JSON; other
+    # blocks (images, resources) carry more, so then the content is used instead.
+    if structured and all(isinstance(block, mcp_types.TextContent) for block in result.content):
+        # The MCP SDK wraps a return value that is not an object (a number, a list) as `{"result": value}`.
+        if len(structured) == 1 and 'result' in structured:
+            return structured['result']
+        return structured
     items: list[ContentItem] = []
     for block in result.content:
         if isinstance(block, mcp_types.ResourceLink):

@@ -7,7 +7,7 @@ The class has three layers, kept apart so a durable runtime can swap the middle 
 - the network operations, each a method taking and returning plain data: `list_tools`, `direct_call_tool`,
   `list_resources`, `list_resource_templates`, `read_resource`, `list_prompts`, `get_prompt` and
   `fetch_instructions`. Each enters the server for its own duration, so it also works on a server nobody
-  entered;
+  entered. The tool, resource and prompt lists are cached until the server says one changed;
 - the toolset and agent glue, written only against those methods: `get_tools`, `call_tool` (with
   `process_tool_call` and the tool prefix) and `get_instructions`.
 """
@@ -18,6 +18,7 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self
 
 import mcp_types
@@ -32,6 +33,7 @@ from agent.toolsets.abstract import AbstractToolset, ToolsetTool
 from . import _requests
 from ._connection import Connection
 from ._convert import ANY_OBJECT_ARGS, for_model, resource_contents, tool_definition
+from ._prompts import Prompt, PromptResult, prompt_result
 from ._sampling import answer_sampling
 from ._types import (
     ElicitationFnT,
@@ -78,6 +80,9 @@ class MCPServer(AbstractToolset[Any], ABC):
     """How many times the model may retry a failing call of one of the server's tools."""
     elicitation_callback: ElicitationFnT | None
     """Answers the server's elicitation requests (questions for the user); elicitation is declined without it."""
+    cache_prompts: bool
+    """Cache the prompt list until the server says it changed (`notifications/prompts/list_changed`) or the
+    last context exits."""
     cache_tools: bool
     """Cache the tool list until the server says it changed (`notifications/tools/list_changed`) or the last
     context exits. Turn it off for servers that change their tools without notifying."""
@@ -86,12 +91,13 @@ class MCPServer(AbstractToolset[Any], ABC):
     the last context exits."""
     include_instructions: bool
     """Whether `get_instructions` returns the server's instructions (off by default: they come from outside)."""
+    include_return_schema: bool | None
+    """Whether the model sees the tools' output schemas; `None` leaves it to `IncludeToolReturnSchemas`."""
     client_info: mcp_types.Implementation | None
     """How this client introduces itself to the server; the MCP SDK's default when `None`."""
 
     def __init__(
         self,
-        *,
         tool_prefix: str | None = None,
         log_level: mcp_types.LoggingLevel | None = None,
         log_handler: LoggingFnT | None = None,
@@ -102,13 +108,19 @@ class MCPServer(AbstractToolset[Any], ABC):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationFnT | None = None,
+        *,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
         cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
-        """Configure the server; each option is described on the attribute of the same name, `id` on `id`."""
+        """Configure the server; each option is described on the attribute of the same name, `id` on `id`.
+
+        The first ten options may be passed by position, as subclasses written for Pydantic AI do.
+        """
         self.tool_prefix = tool_prefix
         self.log_level = log_level
         self.log_handler = log_handler
@@ -119,26 +131,35 @@ class MCPServer(AbstractToolset[Any], ABC):
         self.sampling_model = sampling_model
         self.max_retries = max_retries
         self.elicitation_callback = elicitation_callback
+        self.cache_prompts = cache_prompts
         self.cache_tools = cache_tools
         self.cache_resources = cache_resources
         self.include_instructions = include_instructions
+        self.include_return_schema = include_return_schema
         self.client_info = client_info
-        self._id = id
+        # The prefix already names the server uniquely among an agent's toolsets, so it serves as the id.
+        self._id = id or tool_prefix
         self._entered = 0
         self._connection: Connection | None = None
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._cached_tools: list[mcp_types.Tool] | None = None
         self._cached_resources: list[Resource] | None = None
+        self._cached_prompts: list[Prompt] | None = None
         # Bumped by list-changed notifications, so a listing that was in flight meanwhile is not cached.
         self._tools_generation = 0
         self._resources_generation = 0
+        self._prompts_generation = 0
         self._run_model: Model | None = None
 
     @property
     def id(self) -> str | None:
-        """The server's unique id; durable execution needs one to name the server's activities."""
+        """The server's unique id, `tool_prefix` unless one was given; durable runs name its activities after it."""
         return self._id
+
+    @id.setter
+    def id(self, value: str | None) -> None:
+        self._id = value
 
     @property
     def tool_name_conflict_hint(self) -> str:
@@ -172,7 +193,7 @@ class MCPServer(AbstractToolset[Any], ABC):
             dead = self._connection
             if dead is None or dead.closed:
                 self._connection = None
-                self._cached_tools = self._cached_resources = None
+                self._drop_caches()
                 if dead is not None:
                     await dead.close()
                 self._connection = await Connection.open(
@@ -182,17 +203,20 @@ class MCPServer(AbstractToolset[Any], ABC):
         return self
 
     async def __aexit__(self, *args: Any) -> bool | None:
-        """Leave the server; the last exit disconnects and drops the cached tool and resource lists."""
+        """Leave the server; the last exit disconnects and drops the cached tool, resource and prompt lists."""
         async with self._guard():
             if self._entered == 0:
                 return None
             self._entered -= 1
             if self._entered == 0:
                 connection, self._connection = self._connection, None
-                self._cached_tools = self._cached_resources = None
+                self._drop_caches()
                 if connection is not None:
                     await connection.close()
         return None
+
+    def _drop_caches(self) -> None:
+        self._cached_tools = self._cached_resources = self._cached_prompts = None
 
     def _make_session(self, read: Any, write: Any) -> ClientSession:
         return ClientSession(
@@ -217,6 +241,9 @@ class MCPServer(AbstractToolset[Any], ABC):
         elif isinstance(message, mcp_types.ResourceListChangedNotification):
             self._resources_generation += 1
             self._cached_resources = None
+        elif isinstance(message, mcp_types.PromptListChangedNotification):
+            self._prompts_generation += 1
+            self._cached_prompts = None
 
     @property
     def is_running(self) -> bool:
@@ -298,7 +325,7 @@ class MCPServer(AbstractToolset[Any], ABC):
             return await _requests.call_tool(session, name, args, metadata, self.read_resource)
 
     async def list_resources(self) -> list[Resource]:
-        """The resources currently present on the server (cached: see `cache_resources`).
+        """The resources currently present on the server (cached: see `cache_resources`); none if it offers none.
 
         Raises:
             MCPError: If the server returns an error.
@@ -306,6 +333,8 @@ class MCPServer(AbstractToolset[Any], ABC):
         async with self._session() as session:
             if self.cache_resources and self._cached_resources is not None:
                 return list(self._cached_resources)
+            if not self.capabilities.resources:
+                return []
             generation = self._resources_generation
             listed = await _requests.list_resources(session)
             resources = [Resource.from_mcp_sdk(resource) for resource in listed]
@@ -314,12 +343,14 @@ class MCPServer(AbstractToolset[Any], ABC):
             return list(resources)
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
-        """The resource templates currently present on the server.
+        """The resource templates currently present on the server; none if it offers no resources.
 
         Raises:
             MCPError: If the server returns an error.
         """
         async with self._session() as session:
+            if not self.capabilities.resources:
+                return []
             listed = await _requests.list_resource_templates(session)
             return [ResourceTemplate.from_mcp_sdk(template) for template in listed]
 
@@ -342,16 +373,24 @@ class MCPServer(AbstractToolset[Any], ABC):
         items = [resource_contents(item) for item in result.contents]
         return items[0] if len(items) == 1 else items
 
-    async def list_prompts(self) -> list[mcp_types.Prompt]:
-        """The prompt templates the server offers.
+    async def list_prompts(self) -> list[Prompt]:
+        """The prompt templates the server offers (cached: see `cache_prompts`); none if it offers no prompts.
 
         Raises:
             MCPError: If the server returns an error.
         """
         async with self._session() as session:
-            return await _requests.list_prompts(session)
+            if self.cache_prompts and self._cached_prompts is not None:
+                return list(self._cached_prompts)
+            if not self.capabilities.prompts:
+                return []
+            generation = self._prompts_generation
+            prompts = [Prompt.from_mcp_sdk(prompt) for prompt in await _requests.list_prompts(session)]
+            if self.cache_prompts and generation == self._prompts_generation:
+                self._cached_prompts = prompts
+            return list(prompts)
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> mcp_types.GetPromptResult:
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> PromptResult:
         """Render one of the server's prompt templates.
 
         Args:
@@ -359,11 +398,15 @@ class MCPServer(AbstractToolset[Any], ABC):
             arguments: Values for the prompt's arguments.
 
         Raises:
-            MCPError: If the server returns an error.
+            MCPError: If the server offers no prompts, or returns an error.
         """
         async with self._session() as session:
-            with _requests.mcp_errors():
-                return await session.get_prompt(name, arguments)
+            if not self.capabilities.prompts:
+                raise MCPError(
+                    f'{self.label} offers no prompts (no `prompts` capability): cannot get prompt {name!r}.',
+                    mcp_types.METHOD_NOT_FOUND,
+                )
+            return prompt_result(await _requests.get_prompt(session, name, arguments))
 
     async def fetch_instructions(self) -> str | None:
         """The instructions the server sends during initialization (connecting for the call if needed)."""
@@ -396,7 +439,9 @@ class MCPServer(AbstractToolset[Any], ABC):
         self._run_model = ctx.model
         tools: dict[str, ToolsetTool[Any]] = {}
         for tool in await self.list_tools():
-            tool_def = tool_definition(tool, self._prefixed(tool.name))
+            tool_def = tool_definition(
+                tool, self._prefixed(tool.name), include_return_schema=self.include_return_schema
+            )
             tools[tool_def.name] = ToolsetTool(
                 toolset=self, tool_def=tool_def, max_retries=self.max_retries, args_validator=ANY_OBJECT_ARGS
             )
@@ -412,6 +457,9 @@ class MCPServer(AbstractToolset[Any], ABC):
         """
         self._run_model = ctx.model
         original = self._unprefixed(name)
+        if original != name:
+            # `process_tool_call` sees the tool as the server knows it.
+            ctx = replace(ctx, tool_name=original)
         if self.process_tool_call is not None:
             result = await self.process_tool_call(ctx, self.direct_call_tool, original, tool_args)
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -71,9 +72,11 @@ class MCPServerStdio(MCPServer):
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationFnT | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
         cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
     ) -> None:
@@ -93,9 +96,11 @@ class MCPServerStdio(MCPServer):
             sampling_model=sampling_model,
             max_retries=max_retries,
             elicitation_callback=elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
             cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )
@@ -148,25 +153,36 @@ class _MCPServerHTTP(MCPServer):
         log_level: mcp_types.LoggingLevel | None = None,
         log_handler: LoggingFnT | None = None,
         timeout: float = 5,
-        read_timeout: float = 5 * 60,
+        read_timeout: float | None = None,
         process_tool_call: ProcessToolCallback | None = None,
         allow_sampling: bool = True,
         sampling_model: Model | None = None,
         max_retries: int = 1,
         elicitation_callback: ElicitationFnT | None = None,
+        cache_prompts: bool = True,
         cache_tools: bool = True,
         cache_resources: bool = True,
         include_instructions: bool = False,
+        include_return_schema: bool | None = None,
         id: str | None = None,
         client_info: mcp_types.Implementation | None = None,
+        sse_read_timeout: float | None = None,
     ) -> None:
         """Build a server reached at `url`; the options are described on the attributes.
 
+        `read_timeout` defaults to 5 minutes; `sse_read_timeout` is its deprecated former name.
+
         Raises:
             UserError: If both `headers` and `http_client` are given.
+            TypeError: If both `read_timeout` and `sse_read_timeout` are given.
         """
         if headers is not None and http_client is not None:
             raise UserError('Pass `headers` or `http_client`, not both: set the headers on the HTTP client instead.')
+        if sse_read_timeout is not None:
+            if read_timeout is not None:
+                raise TypeError('Pass `read_timeout` only: `sse_read_timeout` is its deprecated former name.')
+            warnings.warn('`sse_read_timeout` is deprecated: use `read_timeout`.', DeprecationWarning, stacklevel=2)
+            read_timeout = sse_read_timeout
         self.url = url
         self.headers = headers
         self.http_client = http_client
@@ -175,15 +191,17 @@ class _MCPServerHTTP(MCPServer):
             log_level=log_level,
             log_handler=log_handler,
             timeout=timeout,
-            read_timeout=read_timeout,
+            read_timeout=5 * 60 if read_timeout is None else read_timeout,
             process_tool_call=process_tool_call,
             allow_sampling=allow_sampling,
             sampling_model=sampling_model,
             max_retries=max_retries,
             elicitation_callback=elicitation_callback,
+            cache_prompts=cache_prompts,
             cache_tools=cache_tools,
             cache_resources=cache_resources,
             include_instructions=include_instructions,
+            include_return_schema=include_return_schema,
             id=id,
             client_info=client_info,
         )

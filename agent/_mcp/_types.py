@@ -25,6 +25,7 @@ __all__ = (
     'BaseResource',
     'CallToolFunc',
     'ElicitationFnT',
+    'Icon',
     'InstructionPart',
     'LoggingFnT',
     'MCPError',
@@ -34,6 +35,8 @@ __all__ = (
     'ResourceTemplate',
     'ServerCapabilities',
     'ToolResult',
+    'annotations_from_sdk',
+    'icons_from_sdk',
 )
 
 
@@ -82,6 +85,8 @@ class ResourceAnnotations:
     """Intended audience for this entity."""
     priority: Annotated[float, pydantic.Field(ge=0.0, le=1.0)] | None = None
     """Priority level for this entity, ranging from 0.0 to 1.0."""
+    last_modified: str | None = None
+    """When the entity was last modified, as an ISO 8601 timestamp."""
 
     @classmethod
     def from_mcp_sdk(cls, mcp_annotations: mcp_types.Annotations) -> ResourceAnnotations:
@@ -90,7 +95,32 @@ class ResourceAnnotations:
         Args:
             mcp_annotations: The MCP SDK annotations object.
         """
-        return cls(audience=mcp_annotations.audience, priority=mcp_annotations.priority)
+        return cls(
+            audience=mcp_annotations.audience,
+            priority=mcp_annotations.priority,
+            last_modified=mcp_annotations.last_modified,
+        )
+
+
+@dataclass(kw_only=True)
+class Icon:
+    """An icon a user interface may show for an MCP entity."""
+
+    src: str
+    """The icon's URL or `data:` URI."""
+    mime_type: str | None = None
+    """The media type of the icon, if known."""
+    sizes: list[str] | None = None
+    """The sizes the icon is available in, e.g. `['48x48', '96x96']`."""
+
+    @classmethod
+    def from_mcp_sdk(cls, mcp_icon: mcp_types.Icon) -> Icon:
+        """Convert from an MCP SDK `Icon`.
+
+        Args:
+            mcp_icon: The MCP SDK icon object.
+        """
+        return cls(src=mcp_icon.src, mime_type=mcp_icon.mime_type, sizes=mcp_icon.sizes)
 
 
 @dataclass(kw_only=True)
@@ -107,12 +137,20 @@ class BaseResource(ABC):
     """The MIME type of the resource, if known."""
     annotations: ResourceAnnotations | None = None
     """Optional annotations for the resource."""
+    icons: list[Icon] | None = None
+    """Optional icons for the resource."""
     metadata: dict[str, Any] | None = None
     """Optional metadata for the resource."""
 
 
-def _annotations(value: mcp_types.Annotations | None) -> ResourceAnnotations | None:
+def annotations_from_sdk(value: mcp_types.Annotations | None) -> ResourceAnnotations | None:
+    """The SDK's annotations converted, if there are any."""
     return ResourceAnnotations.from_mcp_sdk(value) if value is not None else None
+
+
+def icons_from_sdk(value: list[mcp_types.Icon] | None) -> list[Icon] | None:
+    """The SDK's icons converted, if there are any."""
+    return [Icon.from_mcp_sdk(icon) for icon in value] if value else None
 
 
 @dataclass(kw_only=True)
@@ -136,7 +174,8 @@ class Resource(BaseResource):
             title=mcp_resource.title,
             description=mcp_resource.description,
             mime_type=mcp_resource.mime_type,
-            annotations=_annotations(mcp_resource.annotations),
+            annotations=annotations_from_sdk(mcp_resource.annotations),
+            icons=icons_from_sdk(mcp_resource.icons),
             metadata=mcp_resource.meta,
             uri=mcp_resource.uri,
             size=mcp_resource.size,
@@ -162,7 +201,8 @@ class ResourceTemplate(BaseResource):
             title=mcp_template.title,
             description=mcp_template.description,
             mime_type=mcp_template.mime_type,
-            annotations=_annotations(mcp_template.annotations),
+            annotations=annotations_from_sdk(mcp_template.annotations),
+            icons=icons_from_sdk(mcp_template.icons),
             metadata=mcp_template.meta,
             uri_template=mcp_template.uri_template,
         )

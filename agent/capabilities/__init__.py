@@ -9,8 +9,11 @@ from agent.toolsets import AgentToolset
 
 from ._abstract import HOOK_NAMES, AbstractCapability
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
+from ._builtin_or_local import BuiltinOrLocalTool as NativeOrLocalTool
 from ._builtin_tool import BuiltinTool, NativeTool
+from ._capability import Capability
 from ._combined import CombinedCapability
+from ._deferred_handler import HandleDeferredToolCalls
 from ._dispatch import (
     run_with_model_request_hooks,
     run_with_node_hooks,
@@ -18,14 +21,18 @@ from ._dispatch import (
     run_with_tool_execute_hooks,
     run_with_tool_validate_hooks,
 )
-from ._history_processor import HistoryProcessor
-from ._hooks import HookRegistry, Hooks
+from ._dynamic import AgentCapability, CapabilityFunc, DynamicCapability
+from ._history_processor import HistoryProcessor, ProcessHistory
+from ._hook_registry import HookRegistry, HookTimeoutError
+from ._hooks import Hooks
 from ._image_generation import ImageGeneration
 from ._include_return_schemas import IncludeToolReturnSchemas
 from ._mcp import MCP
 from ._prefix_tools import PrefixTools
-from ._prepare_tools import PrepareTools
+from ._prepare_tools import PrepareOutputTools, PrepareTools
+from ._process_event_stream import ProcessEventStream
 from ._reinject_system_prompt import ReinjectSystemPrompt
+from ._set_tool_metadata import SetToolMetadata
 from ._sides import IO_HOOKS, HookSide, hook_side, split_by_side
 from ._thinking import Thinking
 from ._thread_executor import ThreadExecutor
@@ -54,26 +61,37 @@ __all__ = (
     'MCP',
     'AbstractCapability',
     'AgentBuiltinTool',
+    'AgentCapability',
     'AgentInstructions',
     'AgentModelSettings',
     'AgentNode',
     'AgentToolset',
     'BuiltinOrLocalTool',
     'BuiltinTool',
+    'Capability',
+    'CapabilityFunc',
     'CombinedCapability',
+    'DynamicCapability',
+    'HandleDeferredToolCalls',
     'HistoryProcessor',
     'HookRegistry',
     'HookSide',
+    'HookTimeoutError',
     'Hooks',
     'ImageGeneration',
     'IncludeToolReturnSchemas',
     'LocalTool',
+    'NativeOrLocalTool',
     'NativeTool',
     'NodeResult',
     'PrefixTools',
+    'PrepareOutputTools',
     'PrepareTools',
+    'ProcessEventStream',
+    'ProcessHistory',
     'RawToolArgs',
     'ReinjectSystemPrompt',
+    'SetToolMetadata',
     'Thinking',
     'ThreadExecutor',
     'Toolset',

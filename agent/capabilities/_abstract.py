@@ -37,6 +37,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
@@ -67,7 +68,9 @@ HOOK_NAMES: tuple[str, ...] = (
     'wrap_tool_execute',
     'on_tool_execute_error',
     'prepare_tools',
+    'prepare_output_tools',
     'wrap_run_event_stream',
+    'handle_deferred_tool_calls',
 )
 """The names of every lifecycle hook a capability can implement."""
 
@@ -304,6 +307,23 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         """Filter or change the tool definitions the model sees on this step (all kinds, output included)."""
         return tool_defs
+
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        """Filter or change the output tool definitions the model sees on this step (after `prepare_tools`)."""
+        return tool_defs
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Resolve some or all of the calls that need approval or external execution, without ending the run.
+
+        Return results for the calls it resolves, or `None` to leave them all to the next capability; what no
+        capability resolves ends the run with `DeferredToolRequests` (or, durably, waits for a human). Runs in the
+        workflow in a durable run, so it must be deterministic.
+        """
+        return None
 
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]

@@ -11,7 +11,8 @@ check runs next to that same model and turns the cases with no usable side into 
   allowed_domains=[...])`, on a model without it (the local side is then never offered);
 - no local fallback available (e.g. a search backend that is not installed), on a model without it.
 
-`builtin=False` uses the local side only. Subclasses provide defaults by overriding `default_builtin`,
+`builtin=False` (or `native=False`, Pydantic AI's later name) uses the local side only. Subclasses provide
+defaults by overriding `default_builtin`,
 `default_local`, `builtin_only_fields` and `local_unavailable_reason`; the local side may be a function, a
 `Tool` or a whole toolset.
 """
@@ -57,12 +58,19 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
     """The native tool; `True` for the class's default one, `False` to never use it (local only)."""
     local: LocalTool | bool | None = None
     """The local fallback (function, `Tool` or toolset); `None`/`True` for the class's default, `False` for none."""
+    native: AbstractBuiltinTool | bool | None = field(default=None, repr=False, compare=False)
+    """Pydantic AI's later name for `builtin`: pass either one; after construction both hold the same value."""
 
     _toolset: AbstractToolset[AgentDepsT] | None = field(default=None, init=False, repr=False, compare=False)
     _toolset_built: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         name = type(self).__name__
+        if self.native is not None:
+            if self.builtin is not True and self.builtin != self.native:
+                raise UserError(f'{name} got both builtin= and native=, which name the same setting: pass one')
+            self.builtin = self.native
+        self.native = self.builtin
         if self.builtin is False and self.local is False:
             raise UserError(f'{name}(builtin=False, local=False) provides nothing: allow at least one side')
         if self.builtin is not False and self.builtin_tool() is None:

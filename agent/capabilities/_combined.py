@@ -17,6 +17,7 @@ from collections.abc import AsyncIterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
+from agent._deferred import DeferredToolResults
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
 from agent._run_context import RunContext
@@ -26,6 +27,7 @@ from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValida
 from agent.settings import ModelSettings, merge_model_settings
 
 from ._abstract import AbstractCapability
+from ._dynamic import as_capabilities
 from ._types import (
     AgentBuiltinTool,
     AgentInstructions,
@@ -42,6 +44,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from agent._deferred import DeferredToolRequests
     from agent._events import AgentStreamEvent
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
@@ -55,6 +58,10 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
 
     capabilities: Sequence[AbstractCapability[AgentDepsT]]
     """The capabilities, in order: the first one's hooks see inputs first and outputs last."""
+
+    def __post_init__(self) -> None:
+        # Functions are accepted wherever capabilities are (`Agent(capabilities=[...])`, `run(capabilities=...)`).
+        self.capabilities = as_capabilities(self.capabilities)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -316,7 +323,38 @@ class CombinedCapability(AbstractCapability[AgentDepsT]):
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         for cap in self.capabilities:
             tool_defs = await cap.prepare_tools(ctx, tool_defs)
+        if 'prepare_output_tools' not in self.hook_names():
+            return tool_defs
+        # The engine prepares every kind of tool in one call; the output tools then also pass through the
+        # parts' `prepare_output_tools`, and keep their place after the other tools.
+        output_defs = [td for td in tool_defs if td.kind == 'output']
+        return [*(td for td in tool_defs if td.kind != 'output'), *await self.prepare_output_tools(ctx, output_defs)]
+
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        for cap in self.capabilities:
+            tool_defs = await cap.prepare_output_tools(ctx, tool_defs)
         return tool_defs
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Ask each part in order about the calls still unresolved; `None` if none resolved anything."""
+        resolved: DeferredToolResults | None = None
+        remaining = requests
+        for cap in self.capabilities:
+            results = await cap.handle_deferred_tool_calls(ctx, requests=remaining)
+            if results is None or not results.tool_call_ids:
+                continue
+            if resolved is None:
+                resolved = DeferredToolResults()
+            resolved.update(results)
+            left = remaining.remaining(results)
+            if left is None:
+                break
+            remaining = left
+        return resolved
 
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]

@@ -30,7 +30,14 @@ from agent._parts import ModelResponse, ToolCallPart
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 from agent._tool_def import ToolDefinition
-from agent.exceptions import ApprovalRequired, CallDeferred, SkipModelRequest, SkipToolExecution, SkipToolValidation
+from agent.exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    SkipModelRequest,
+    SkipToolExecution,
+    SkipToolValidation,
+)
 
 from ._abstract import AbstractCapability
 from ._types import AgentNode, NodeResult, RawToolArgs, ValidatedToolArgs
@@ -52,10 +59,15 @@ async def run_with_run_hooks(
     ctx: RunContext[AgentDepsT],
     run: Callable[[], Awaitable[AgentRunResult[Any]]],
 ) -> AgentRunResult[Any]:
-    """Run a whole agent run with the run hooks around it (`before_run` only observes)."""
-    await cap.before_run(ctx)
+    """Run a whole agent run with the run hooks around it (`before_run` only observes, inside `wrap_run`)."""
+
+    async def handler() -> AgentRunResult[Any]:
+        # Inside wrap_run, so middleware set up by wrap_run (a span, a context variable) is in place for before_run.
+        await cap.before_run(ctx)
+        return await run()
+
     try:
-        result = await cap.wrap_run(ctx, handler=run)
+        result = await cap.wrap_run(ctx, handler=handler)
     except Exception as error:
         result = await cap.on_run_error(ctx, error=error)
     return await cap.after_run(ctx, result=result)
@@ -90,13 +102,25 @@ async def run_with_model_request_hooks(
         request_context = await cap.before_model_request(ctx, request_context)
         try:
             response = await cap.wrap_model_request(ctx, request_context=request_context, handler=request)
-        except SkipModelRequest:
-            raise
+        except (SkipModelRequest, ModelRetry):
+            raise  # ModelRetry asks the model again (the graph sends a retry prompt): it is not a failed request
         except Exception as error:
             response = await cap.on_model_request_error(ctx, request_context=request_context, error=error)
     except SkipModelRequest as skip:
         response = skip.response
-    return await cap.after_model_request(ctx, request_context=request_context, response=response)
+    try:
+        return await cap.after_model_request(ctx, request_context=request_context, response=response)
+    except ModelRetry as retry:
+        raise RejectedResponse(retry.message, response) from retry
+
+
+class RejectedResponse(ModelRetry):
+    """`after_model_request` rejected a response with `ModelRetry`; the run keeps the response and asks again."""
+
+    def __init__(self, message: str, response: ModelResponse) -> None:
+        super().__init__(message)
+        self.response = response
+        """The response the hook rejected (the model did answer: it stays in the history, before the retry)."""
 
 
 async def run_with_tool_validate_hooks(

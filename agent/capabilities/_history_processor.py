@@ -1,4 +1,4 @@
-"""`HistoryProcessor`: rewrites the message history sent to the model on each request."""
+"""`ProcessHistory` (and its earlier name `HistoryProcessor`): rewrites the messages sent on each model request."""
 
 from __future__ import annotations
 
@@ -11,23 +11,27 @@ from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelMessage
 from agent._run_context import RunContext
 from agent._threads import call_maybe_async
+from agent._tool import AgentDepsT
 
 from ._abstract import AbstractCapability
 
-__all__ = ('HistoryProcessor',)
+__all__ = ('HistoryProcessor', 'ProcessHistory')
 
 
 @dataclass
-class HistoryProcessor(AbstractCapability[Any]):
+class ProcessHistory(AbstractCapability[AgentDepsT]):
     """Passes the messages of every model request through `processor` before they are sent.
 
     The processor takes `(messages)` or `(ctx, messages)`, sync or async, and returns the messages to
     send (e.g. the last N, or with old tool results summarized). The run's stored history is unchanged.
+
+    In a durable run the processor runs in the model-request activity, next to the model (its hook is
+    `before_model_request`, an activity-side hook), so it may do I/O such as asking a model for a summary.
     """
 
     processor: Callable[..., Any]
     """The function rewriting the messages."""
-    _takes_ctx: bool = field(init=False, repr=False)
+    _takes_ctx: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._takes_ctx = len(inspect.signature(self.processor).parameters) >= 2
@@ -38,8 +42,13 @@ class HistoryProcessor(AbstractCapability[Any]):
         return None
 
     async def before_model_request(
-        self, ctx: RunContext[Any], request_context: ModelRequestContext
+        self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         args = (ctx, request_context.messages) if self._takes_ctx else (request_context.messages,)
         messages: list[ModelMessage] = await call_maybe_async(self.processor, *args)
         return replace(request_context, messages=list(messages))
+
+
+@dataclass
+class HistoryProcessor(ProcessHistory[AgentDepsT]):
+    """`ProcessHistory` under the name the capability catalogue of the specification gives it."""

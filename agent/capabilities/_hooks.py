@@ -15,27 +15,27 @@ hook point compose like capabilities do, with one simplification:
   `None` means "not handled": the error passes on unchanged.
 
 Options: `timeout` bounds one call of the function (for a `wrap_*` hook it includes the handler it awaits)
-and raises `TimeoutError` naming the function and the hook point. A sync function cannot be interrupted in
-its thread, so its timeout is reported when it returns. `tools` (tool validation and execution points only)
-is a `ToolSelector`; for tools it does not select, the hook is skipped as if it were not registered.
+and raises `HookTimeoutError` (a `TimeoutError`) naming the function and the hook point. A sync function
+cannot be interrupted in its thread, so its timeout is reported when it returns. `tools` (tool validation and
+execution points only) is a `ToolSelector`; for tools it does not select, the hook is skipped as if it were not
+registered.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, cast
 
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
 from agent._run_context import RunContext
-from agent._threads import call_maybe_async, is_async_callable
-from agent._tool import AgentDepsT, ToolSelector, matches_tool_selector
+from agent._threads import is_async_callable
+from agent._tool import AgentDepsT, matches_tool_selector
 from agent._tool_def import ToolDefinition
-from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValidation, UserError
+from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValidation
 
-from ._abstract import HOOK_NAMES, AbstractCapability
+from ._abstract import AbstractCapability
+from ._hook_registry import EVENT_POINT, POINTS, HookRegistry, Registered, add_hook, hook_point
 from ._types import (
     AgentNode,
     NodeResult,
@@ -49,157 +49,14 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
     from agent.run import AgentRunResult
 
-__all__ = ('HookRegistry', 'Hooks')
-
-HookFuncT = TypeVar('HookFuncT', bound=Callable[..., Any])
-
-_TOOL_HOOKS = frozenset(name for name in HOOK_NAMES if '_tool_validate' in name or '_tool_execute' in name)
+__all__ = ('Hooks',)
 
 _Handler = Callable[[Any], Awaitable[Any]]
-_Invoke = Callable[['_Registered', Any, _Handler], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class _Registered:
-    """One function registered for one hook point, with its options."""
-
-    point: str
-    func: Callable[..., Any]
-    timeout: float | None
-    tools: ToolSelector[Any]
-
-    async def call(self, *args: Any, **kwargs: Any) -> Any:
-        if self.timeout is None:
-            return await call_maybe_async(self.func, *args, **kwargs)
-        scope = asyncio.timeout(self.timeout)
-        try:
-            async with scope:
-                return await call_maybe_async(self.func, *args, **kwargs)
-        except TimeoutError as error:
-            if not scope.expired():  # the function raised `TimeoutError` itself
-                raise
-            name = getattr(self.func, '__name__', repr(self.func))
-            raise TimeoutError(
-                f'Hook function {name!r} for {self.point!r} did not finish within {self.timeout} seconds'
-            ) from error
-
-
-def _add(
-    entries: dict[str, list[_Registered]],
-    point: str,
-    func: Callable[..., Any],
-    *,
-    timeout: float | None = None,
-    tools: ToolSelector[Any] = 'all',
-) -> None:
-    if not callable(func):
-        raise UserError(f'A {point!r} hook must be a function, got {func!r}')
-    if timeout is not None and (point == 'wrap_run_event_stream' or timeout <= 0):
-        raise UserError(f'Invalid timeout {timeout!r} for {point!r}: it takes a positive number of seconds')
-    if point.startswith('wrap_') and point != 'wrap_run_event_stream' and not is_async_callable(func):
-        # A sync function, run in a worker thread, has no way to await the handler it is given.
-        raise UserError(f'{point!r} hooks must be async functions (they await the handler), got {func!r}')
-    entries[point].append(_Registered(point, func, timeout, tools))
-
-
-class _HookDecorator:
-    """Registers a function for one hook point: `@decorator` or `@decorator(timeout=...)`."""
-
-    def __init__(self, entries: dict[str, list[_Registered]], point: str) -> None:
-        self._entries = entries
-        self._point = point
-
-    @overload
-    def __call__(self, func: HookFuncT, /) -> HookFuncT: ...
-    @overload
-    def __call__(self, /, *, timeout: float | None = None) -> Callable[[HookFuncT], HookFuncT]: ...
-    def __call__(
-        self, func: HookFuncT | None = None, /, *, timeout: float | None = None
-    ) -> HookFuncT | Callable[[HookFuncT], HookFuncT]:
-        def register(func: HookFuncT) -> HookFuncT:
-            _add(self._entries, self._point, func, timeout=timeout)
-            return func
-
-        return register if func is None else register(func)
-
-
-class _ToolHookDecorator(_HookDecorator, Generic[AgentDepsT]):
-    """Registers a function for one tool hook point: `@decorator` or `@decorator(tools=..., timeout=...)`."""
-
-    @overload
-    def __call__(self, func: HookFuncT, /) -> HookFuncT: ...
-    @overload
-    def __call__(
-        self, /, *, tools: ToolSelector[AgentDepsT] = 'all', timeout: float | None = None
-    ) -> Callable[[HookFuncT], HookFuncT]: ...
-    def __call__(
-        self,
-        func: HookFuncT | None = None,
-        /,
-        *,
-        tools: ToolSelector[AgentDepsT] = 'all',
-        timeout: float | None = None,
-    ) -> HookFuncT | Callable[[HookFuncT], HookFuncT]:
-        def register(func: HookFuncT) -> HookFuncT:
-            _add(self._entries, self._point, func, timeout=timeout, tools=cast(ToolSelector[Any], tools))
-            return func
-
-        return register if func is None else register(func)
-
-
-class HookRegistry(Generic[AgentDepsT]):
-    """The `hooks.on` namespace: one decorator per hook point, each returning the function unchanged.
-
-    ```python
-    @hooks.on.after_model_request
-    def log_response(ctx, *, request_context, response):
-        print(response.parts)
-
-    @hooks.on.before_tool_execute(tools=['delete_file'], timeout=5.0)
-    async def confirm(ctx, *, call, tool_def, args):
-        ...
-    ```
-    """
-
-    # Declared for type checkers and readers; `__getattr__` builds them.
-    before_run: _HookDecorator
-    after_run: _HookDecorator
-    wrap_run: _HookDecorator
-    on_run_error: _HookDecorator
-    before_node_run: _HookDecorator
-    after_node_run: _HookDecorator
-    wrap_node_run: _HookDecorator
-    on_node_run_error: _HookDecorator
-    before_model_request: _HookDecorator
-    after_model_request: _HookDecorator
-    wrap_model_request: _HookDecorator
-    on_model_request_error: _HookDecorator
-    before_tool_validate: _ToolHookDecorator[AgentDepsT]
-    after_tool_validate: _ToolHookDecorator[AgentDepsT]
-    wrap_tool_validate: _ToolHookDecorator[AgentDepsT]
-    on_tool_validate_error: _ToolHookDecorator[AgentDepsT]
-    before_tool_execute: _ToolHookDecorator[AgentDepsT]
-    after_tool_execute: _ToolHookDecorator[AgentDepsT]
-    wrap_tool_execute: _ToolHookDecorator[AgentDepsT]
-    on_tool_execute_error: _ToolHookDecorator[AgentDepsT]
-    prepare_tools: _HookDecorator
-    wrap_run_event_stream: _HookDecorator
-
-    def __init__(self, entries: dict[str, list[_Registered]]) -> None:
-        self._entries = entries
-
-    def __getattr__(self, name: str) -> Any:
-        if name in _TOOL_HOOKS:
-            return _ToolHookDecorator[AgentDepsT](self._entries, name)
-        if name in HOOK_NAMES:
-            return _HookDecorator(self._entries, name)
-        raise AttributeError(f'{name!r} is not a hook point; valid hook points are: {", ".join(HOOK_NAMES)}')
-
-    def __dir__(self) -> list[str]:
-        return [*super().__dir__(), *HOOK_NAMES]
+_Invoke = Callable[['Registered', Any, _Handler], Awaitable[Any]]
 
 
 class Hooks(AbstractCapability[AgentDepsT]):
@@ -220,22 +77,22 @@ class Hooks(AbstractCapability[AgentDepsT]):
     on: HookRegistry[AgentDepsT]
     """The decorators registering functions for each hook point, e.g. `@hooks.on.wrap_tool_execute`."""
 
-    def __init__(self, **hooks: Callable[..., Any] | Sequence[Callable[..., Any]]) -> None:
+    def __init__(self, **hooks: Callable[..., Any] | Sequence[Callable[..., Any]] | None) -> None:
         """Register functions by hook point name.
 
         Args:
-            **hooks: For each hook point name, a function or a list of functions (registered in order).
+            **hooks: For each hook point name (or its short name, e.g. `model_request` for `wrap_model_request`),
+                a function or a list of functions (registered in order); `None` registers nothing.
 
         Raises:
             UserError: for a name that is not a hook point, or a function that cannot serve that hook point.
         """
-        self._entries: dict[str, list[_Registered]] = {name: [] for name in HOOK_NAMES}
+        self._entries: dict[str, list[Registered]] = {name: [] for name in POINTS}
         self.on = HookRegistry[AgentDepsT](self._entries)
-        for point, funcs in hooks.items():
-            if point not in self._entries:
-                raise UserError(f'Unknown hook point {point!r}; valid hook points are: {", ".join(HOOK_NAMES)}')
-            for func in [funcs] if callable(funcs) else funcs:
-                _add(self._entries, point, func)
+        for name, funcs in hooks.items():
+            point = hook_point(name)
+            for func in [] if funcs is None else [funcs] if callable(funcs) else funcs:
+                add_hook(self._entries, point, func)
 
     def __repr__(self) -> str:
         registered = ', '.join(
@@ -252,18 +109,22 @@ class Hooks(AbstractCapability[AgentDepsT]):
 
     def hook_names(self) -> frozenset[str]:
         """The hook points with at least one registered function (the class implements them all)."""
-        return frozenset(point for point, entries in self._entries.items() if entries)
+        points = {point for point, entries in self._entries.items() if entries}
+        if EVENT_POINT in points:
+            points.remove(EVENT_POINT)
+            points.add('wrap_run_event_stream')
+        return frozenset(points)
 
     # Composition helpers.
 
     async def _tool_entries(
         self, point: str, ctx: RunContext[AgentDepsT], tool_def: ToolDefinition
-    ) -> list[_Registered]:
+    ) -> list[Registered]:
         return [entry for entry in self._entries[point] if await matches_tool_selector(entry.tools, ctx, tool_def)]
 
     @staticmethod
     async def _pipe(
-        entries: Sequence[_Registered], value: Any, call: Callable[[_Registered, Any], Awaitable[Any]]
+        entries: Sequence[Registered], value: Any, call: Callable[[Registered, Any], Awaitable[Any]]
     ) -> Any:
         for entry in entries:
             changed = await call(entry, value)
@@ -273,7 +134,7 @@ class Hooks(AbstractCapability[AgentDepsT]):
 
     @staticmethod
     async def _recover(
-        entries: Sequence[_Registered], error: BaseException, call: Callable[[_Registered, Any], Awaitable[Any]]
+        entries: Sequence[Registered], error: BaseException, call: Callable[[Registered, Any], Awaitable[Any]]
     ) -> Any:
         for entry in entries:
             try:
@@ -286,7 +147,7 @@ class Hooks(AbstractCapability[AgentDepsT]):
         raise error
 
     @staticmethod
-    async def _nest(entries: Sequence[_Registered], handler: _Handler, value: Any, invoke: _Invoke) -> Any:
+    async def _nest(entries: Sequence[Registered], handler: _Handler, value: Any, invoke: _Invoke) -> Any:
         skip = _SKIP_SIGNALS.get(entries[0].point, ()) if entries else ()
         for index in reversed(range(len(entries))):
             handler = _layer(entries[index], handler, invoke, absorb=skip if index > 0 else ())
@@ -305,7 +166,7 @@ class Hooks(AbstractCapability[AgentDepsT]):
         async def run(_: Any) -> Any:
             return await handler()
 
-        def invoke(entry: _Registered, _: Any, inner: _Handler) -> Awaitable[Any]:
+        def invoke(entry: Registered, _: Any, inner: _Handler) -> Awaitable[Any]:
             return entry.call(ctx, handler=lambda: inner(None))
 
         return await self._nest(self._entries['wrap_run'], run, None, invoke)
@@ -467,9 +328,37 @@ class Hooks(AbstractCapability[AgentDepsT]):
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return await self._pipe(self._entries['prepare_tools'], tool_defs, lambda e, defs: e.call(ctx, defs))
 
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        return await self._pipe(self._entries['prepare_output_tools'], tool_defs, lambda e, defs: e.call(ctx, defs))
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        """Each function in turn gets the calls still unresolved; `None` if none resolved anything."""
+        from agent._deferred import DeferredToolResults
+
+        resolved: DeferredToolResults | None = None
+        remaining = requests
+        for entry in self._entries['handle_deferred_tool_calls']:
+            results: DeferredToolResults | None = await entry.call(ctx, requests=remaining)
+            if results is None or not results.tool_call_ids:
+                continue
+            resolved = resolved or DeferredToolResults()
+            resolved.update(results)
+            left = remaining.remaining(results)
+            if left is None:
+                break
+            remaining = left
+        return resolved
+
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
+        if self._entries[EVENT_POINT]:
+            # Per-event functions see the events first; the stream wrappers are layered around them.
+            stream = _per_event(self._entries[EVENT_POINT], ctx, stream)
         for entry in reversed(self._entries['wrap_run_event_stream']):
             if is_async_callable(entry.func):
                 stream = _awaited_stream(entry.func, ctx, stream)
@@ -488,7 +377,7 @@ _SKIP_SIGNALS: dict[str, tuple[type[Exception], ...]] = {
 """The signal an inner `wrap_*` hook may raise to supply its point's value instead of calling its handler."""
 
 
-def _layer(entry: _Registered, inner: _Handler, invoke: _Invoke, *, absorb: tuple[type[Exception], ...]) -> _Handler:
+def _layer(entry: Registered, inner: _Handler, invoke: _Invoke, *, absorb: tuple[type[Exception], ...]) -> _Handler:
     """Turn one `wrap_*` function into the handler its outer neighbour receives."""
 
     async def handler(value: Any) -> Any:
@@ -510,4 +399,16 @@ async def _awaited_stream(
     """The stream returned by an async function that returns (rather than yields) a stream."""
     wrapped: AsyncIterable[AgentStreamEvent] = await func(ctx, stream=stream)
     async for event in wrapped:
+        yield event
+
+
+async def _per_event(
+    entries: Sequence[Registered], ctx: RunContext[Any], stream: AsyncIterable[AgentStreamEvent]
+) -> AsyncIterator[AgentStreamEvent]:
+    """The stream with each event passed through the `event` functions in turn (`None` keeps the event)."""
+    async for event in stream:
+        for entry in entries:
+            changed = await entry.call(ctx, event)
+            if changed is not None:
+                event = changed
         yield event

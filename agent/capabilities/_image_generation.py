@@ -123,9 +123,10 @@ class ImageGeneration(BuiltinOrLocalTool[AgentDepsT]):
         size: Literal['auto', '1024x1024', '1024x1536', '1536x1024'] | None = None,
         aspect_ratio: ImageAspectRatio | None = None,
         builtin: bool = True,
+        native: bool | None = None,
         local: bool | None = None,
     ) -> ImageGeneration[Any]:
-        """Build from a spec entry (the fields, with `builtin` and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
             fallback_model=fallback_model,
             background=background,
@@ -138,5 +139,6 @@ class ImageGeneration(BuiltinOrLocalTool[AgentDepsT]):
             size=size,
             aspect_ratio=aspect_ratio,
             builtin=builtin,
+            native=native,
             local=local,
         )

@@ -91,9 +91,10 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
         allowed_tools: list[str] | None = None,
         description: str | None = None,
         builtin: bool = True,
+        native: bool | None = None,
         local: bool | None = None,
     ) -> MCP[Any]:
-        """Build from a spec entry (the fields, with `builtin` and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
             url=url,
             id=id,
@@ -102,5 +103,6 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
             allowed_tools=allowed_tools,
             description=description,
             builtin=builtin,
+            native=native,
             local=local,
         )

@@ -1,4 +1,4 @@
-"""`PrepareTools`: a `ToolsPrepareFunc` as a capability, filtering or changing tool definitions per step."""
+"""`PrepareTools` and `PrepareOutputTools`: a `ToolsPrepareFunc` as a capability, changing tool definitions per step."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from agent._tool_def import ToolDefinition
 
 from ._abstract import AbstractCapability
 
-__all__ = ('PrepareTools',)
+__all__ = ('PrepareOutputTools', 'PrepareTools')
 
 
 @dataclass
@@ -37,3 +37,33 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
         return tool_defs if prepared is None else prepared
+
+
+@dataclass
+class PrepareOutputTools(AbstractCapability[AgentDepsT]):
+    """Runs a function over the step's output tool definitions before the model sees them.
+
+    ```python
+    async def no_final_answer_on_first_step(ctx: RunContext[None], tool_defs: list[ToolDefinition]):
+        return tool_defs if ctx.run_step > 1 else []
+
+    agent = Agent('openai:gpt-5.2', output_type=ToolOutput(Answer), capabilities=[PrepareOutputTools(...)])
+    ```
+
+    Its hook, `prepare_output_tools`, steers the run, so in a durable run it runs in the workflow and the
+    function must be deterministic.
+    """
+
+    prepare_func: ToolsPrepareFunc[AgentDepsT]
+    """The function (sync or async); returning `None` leaves the definitions unchanged."""
+
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        # Takes a function, which an agent spec cannot express.
+        return None
+
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
+        return tool_defs if prepared is None else list(prepared)

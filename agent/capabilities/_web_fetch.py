@@ -122,9 +122,10 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
         max_bytes: int = 1_000_000,
         max_redirects: int = 5,
         builtin: bool = True,
+        native: bool | None = None,
         local: bool | None = None,
     ) -> WebFetch[Any]:
-        """Build from a spec entry (the fields, with `builtin` and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
             allowed_domains=allowed_domains,
             blocked_domains=blocked_domains,
@@ -136,5 +137,6 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
             max_bytes=max_bytes,
             max_redirects=max_redirects,
             builtin=builtin,
+            native=native,
             local=local,
         )

@@ -124,9 +124,10 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
         max_uses: int | None = None,
         max_results: int = 5,
         builtin: bool = True,
+        native: bool | None = None,
         local: bool | None = None,
     ) -> WebSearch[Any]:
-        """Build from a spec entry (the fields, with `builtin` and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
             search_context_size=search_context_size,
             user_location=user_location,
@@ -135,5 +136,6 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
             max_uses=max_uses,
             max_results=max_results,
             builtin=builtin,
+            native=native,
             local=local,
         )

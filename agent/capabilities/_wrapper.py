@@ -29,6 +29,7 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
@@ -203,6 +204,16 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return await self.wrapped.prepare_tools(ctx, tool_defs)
+
+    async def prepare_output_tools(
+        self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+    ) -> list[ToolDefinition]:
+        return await self.wrapped.prepare_output_tools(ctx, tool_defs)
+
+    async def handle_deferred_tool_calls(
+        self, ctx: RunContext[AgentDepsT], *, requests: DeferredToolRequests
+    ) -> DeferredToolResults | None:
+        return await self.wrapped.handle_deferred_tool_calls(ctx, requests=requests)
 
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]

@@ -1,5 +1,6 @@
 """`Hooks`: a capability built from decorated functions instead of a subclass (`agent.capabilities.hooks`)."""
 
-from ._hooks import HookRegistry, Hooks
+from ._hook_registry import HookRegistry, HookTimeoutError
+from ._hooks import Hooks
 
-__all__ = ('HookRegistry', 'Hooks')
+__all__ = ('HookRegistry', 'HookTimeoutError', 'Hooks')

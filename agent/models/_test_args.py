@@ -99,11 +99,20 @@ class _Generator:
 
     def union(self, options: list[dict[str, Any]], discriminator: Any) -> Any:
         chosen = options[self.seed % len(options)]
-        if 'pattern' in self.deref(chosen):
-            # A regex-constrained member (e.g. Decimal's string form) would get an invalid value: pick another.
-            chosen = next((o for o in options if 'pattern' not in self.deref(o)), chosen)
+        if 'pattern' in self.deref(chosen) or self._numeric_string(chosen, options):
+            # A regex-constrained member, or the string form of a number (Decimal is `number | string`, with a
+            # pattern or without one depending on the pydantic version), would get an invalid value: pick another.
+            chosen = next(
+                (o for o in options if 'pattern' not in self.deref(o) and not self._numeric_string(o, options)), chosen
+            )
         tag: Any = cast(dict[str, Any], discriminator).get('propertyName') if isinstance(discriminator, dict) else None
         return self.value(chosen, tag if isinstance(tag, str) else None)
+
+    def _numeric_string(self, option: dict[str, Any], options: list[dict[str, Any]]) -> bool:
+        """`option` is a plain string next to a number in the same union: the number's text form."""
+        if self.deref(option).get('type') != 'string':
+            return False
+        return any(self.deref(o).get('type') in ('number', 'integer') for o in options)
 
     def merge_all_of(self, schema: dict[str, Any]) -> dict[str, Any]:
         merged: dict[str, Any] = {k: v for k, v in schema.items() if k != 'allOf'}

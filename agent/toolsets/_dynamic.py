@@ -1,8 +1,7 @@
 """`DynamicToolset`: a toolset built by a function of the run context, for each run or each run step.
 
 The built toolset lives for one run (or one step): when it is replaced, or when the run ends, it is exited if
-it was entered. The dynamic toolset therefore holds per-run state; an agent running several runs at once
-should give each run its own copy (`copy()`, e.g. through `visit_and_replace`).
+it was entered. The dynamic toolset therefore holds per-run state, so `for_run` gives each run its own copy.
 """
 
 from __future__ import annotations
@@ -72,6 +71,10 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
     def copy(self) -> DynamicToolset[AgentDepsT]:
         """A fresh dynamic toolset with the same function and settings and no built toolset."""
         return DynamicToolset(self.toolset_func, self.per_run_step, id=self._id)
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """A fresh copy for the run, so runs of one agent that overlap never share a built toolset."""
+        return self.copy()
 
     async def __aenter__(self) -> Self:
         """Start a run: the toolset is built afresh and entered while the dynamic toolset is entered."""

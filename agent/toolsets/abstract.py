@@ -12,7 +12,7 @@ it returns, so a call made through `tool.toolset.call_tool(...)` passes through 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeAlias
 
@@ -22,10 +22,13 @@ from agent._tool_def import ToolDefinition
 
 if TYPE_CHECKING:
     from .approval_required import ApprovalRequiredToolset
+    from .deferred_loading import DeferredLoadingToolset
     from .filtered import FilteredToolset
+    from .include_return_schemas import IncludeReturnSchemasToolset
     from .prefixed import PrefixedToolset
     from .prepared import PreparedToolset
     from .renamed import RenamedToolset
+    from .set_metadata import SetMetadataToolset
 
 __all__ = ('AbstractToolset', 'AgentToolset', 'ArgsValidator', 'ToolsetFunc', 'ToolsetTool')
 
@@ -89,6 +92,28 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
     def tool_name_conflict_hint(self) -> str:
         """Advice added to the error raised when a tool name from this toolset clashes with another one."""
         return 'Rename the tool, or wrap the toolset with `.prefixed(...)` or `.renamed(...)` to avoid the clash.'
+
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """The toolset to use for one run, asked once when the run starts (before it is entered).
+
+        Return a fresh instance to keep per-run state apart from other runs of the same agent; the default
+        shares `self` between runs.
+
+        Args:
+            ctx: The run context at the start of the run.
+        """
+        return self
+
+    async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """The toolset to use from this run step on, asked before each model request.
+
+        A toolset returning a different instance takes over the lifecycle of what it replaces (exiting inner
+        toolsets it drops, entering new ones); the default keeps `self`.
+
+        Args:
+            ctx: The run context of the step.
+        """
+        return self
 
     async def __aenter__(self) -> Self:
         """Acquire the toolset's resources; the default has none."""
@@ -199,6 +224,28 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         if approval_required_func is None:
             return ApprovalRequiredToolset(self)
         return ApprovalRequiredToolset(self, approval_required_func)
+
+    def defer_loading(self, tool_names: Sequence[str] | None = None) -> DeferredLoadingToolset[AgentDepsT]:
+        """Hide tools until tool search reveals them.
+
+        Args:
+            tool_names: The tools to hide; all of them if `None`.
+        """
+        from .deferred_loading import DeferredLoadingToolset
+
+        return DeferredLoadingToolset(self, tool_names=None if tool_names is None else frozenset(tool_names))
+
+    def include_return_schemas(self) -> IncludeReturnSchemasToolset[AgentDepsT]:
+        """Send the return schemas of the tools to the model, unless a tool sets `include_return_schema=False`."""
+        from .include_return_schemas import IncludeReturnSchemasToolset
+
+        return IncludeReturnSchemasToolset(self)
+
+    def with_metadata(self, **metadata: Any) -> SetMetadataToolset[AgentDepsT]:
+        """Merge `metadata` over the metadata of every tool (these keys win)."""
+        from .set_metadata import SetMetadataToolset
+
+        return SetMetadataToolset(self, metadata)
 
 
 ToolsetFunc: TypeAlias = Callable[

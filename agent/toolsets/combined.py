@@ -36,6 +36,22 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     _entered_count: int = field(default=0, init=False, repr=False, compare=False)
     _exit_stack: AsyncExitStack | None = field(default=None, init=False, repr=False, compare=False)
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """A combination of each toolset's per-run instance (`self` if none changed)."""
+        toolsets = await asyncio.gather(*(toolset.for_run(ctx) for toolset in self.toolsets))
+        return self._with(toolsets)
+
+    async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """A combination of each toolset's per-step instance (`self` if none changed)."""
+        toolsets = await asyncio.gather(*(toolset.for_run_step(ctx) for toolset in self.toolsets))
+        return self._with(toolsets)
+
+    def _with(self, toolsets: Sequence[AbstractToolset[AgentDepsT]]) -> CombinedToolset[AgentDepsT]:
+        if all(new is old for new, old in zip(toolsets, self.toolsets, strict=True)):
+            return self
+        # A new combination starts with no entries and no known owners of its own.
+        return replace(self, toolsets=list(toolsets))
+
     async def __aenter__(self) -> Self:
         """Enter every toolset; nested entries are counted and only the first one enters them."""
         async with self._enter_lock:

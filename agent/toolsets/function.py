@@ -11,6 +11,7 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from agent._docstrings import DocstringFormat
 from agent._function_schema import GenerateToolJsonSchema
+from agent._instructions import InstructionSource, flatten_instructions, render_instructions
 from agent._run_context import RunContext
 from agent._tool import (
     AgentDepsT,
@@ -57,8 +58,6 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
     """Whether all tools need human approval for each call."""
     metadata: dict[str, Any] | None
     """Metadata merged under each tool's own."""
-    defer_loading: bool
-    """Whether all tools are hidden until tool search reveals them."""
     include_return_schema: bool | None
     """Default for sending tools' return schemas to the model."""
 
@@ -78,6 +77,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         metadata: dict[str, Any] | None = None,
         defer_loading: bool = False,
         include_return_schema: bool | None = None,
+        instructions: InstructionSource | Sequence[InstructionSource] | None = None,
     ) -> None:
         """Create a toolset.
 
@@ -95,6 +95,8 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             metadata: Metadata merged under each tool's own.
             defer_loading: Hide every tool until tool search reveals it.
             include_return_schema: Default for sending tools' return schemas to the model.
+            instructions: Instructions added to the agent's while the toolset is in use: a string, a `TemplateStr`,
+                a function (sync or async, taking the `RunContext` or nothing), or a sequence of these.
         """
         self.max_retries = max_retries
         self.timeout = timeout
@@ -106,8 +108,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self.sequential = sequential
         self.requires_approval = requires_approval
         self.metadata = metadata
-        self.defer_loading = defer_loading
+        # Private: the public name is the `defer_loading()` method every toolset has.
+        self._defer_loading = defer_loading
         self.include_return_schema = include_return_schema
+        self._instructions: list[InstructionSource] = flatten_instructions(instructions)
         self.tools = {}
         for item in tools:
             if isinstance(item, Tool):
@@ -195,6 +199,18 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
 
         return register if func is None else register(func)
 
+    def instructions(self, func: Callable[..., Any], /) -> Callable[..., Any]:
+        """Register a function (sync or async, taking the `RunContext` or nothing) producing instructions.
+
+        It is called before each model request while the toolset is in use; returning `None` adds nothing.
+        """
+        self._instructions.append(func)
+        return func
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | None:
+        """The toolset's instructions rendered for this step, joined by blank lines (`None` if there are none)."""
+        return await render_instructions(self._instructions, ctx)
+
     def add_function(
         self,
         func: ToolFuncEither[AgentDepsT, ToolParams],
@@ -259,7 +275,7 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             requires_approval=self.requires_approval if requires_approval is None else requires_approval,
             metadata=metadata,
             timeout=timeout,
-            defer_loading=self.defer_loading if defer_loading is None else defer_loading,
+            defer_loading=self._defer_loading if defer_loading is None else defer_loading,
             include_return_schema=include_return_schema,
         )
         self._register(self._with_defaults(tool, flags=False))
@@ -295,8 +311,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             changes['strict'] = self.strict
         if tool.include_return_schema is None and self.include_return_schema is not None:
             changes['include_return_schema'] = self.include_return_schema
-        for flag in ('sequential', 'requires_approval', 'defer_loading') if flags else ():
-            if getattr(self, flag) and not getattr(tool, flag):
+        defaults = {'sequential': self.sequential, 'requires_approval': self.requires_approval}
+        defaults['defer_loading'] = self._defer_loading
+        for flag, default in defaults.items() if flags else ():
+            if default and not getattr(tool, flag):
                 changes[flag] = True
         if self.metadata:
             changes['metadata'] = {**self.metadata, **(tool.metadata or {})}
@@ -313,8 +331,10 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
 
         Each tool is prepared with a context naming it, with its retry count and maximum.
 
+        A `prepare` function may rename its tool for the step; the tool is then offered (and called) by the new name.
+
         Raises:
-            UserError: If a `prepare` function renamed its tool.
+            UserError: If a renamed tool's name collides with another tool's.
         """
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         for name, tool in self.tools.items():
@@ -323,12 +343,12 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             tool_def = await tool.prepare_tool_def(tool_ctx)
             if tool_def is None:
                 continue
-            if tool_def.name != name:
+            if tool_def.name in tools:
                 raise UserError(
-                    f'The prepare function of tool {name!r} renamed it to {tool_def.name!r}; a prepare function '
-                    'may not rename its tool. Pass `name=` when registering it, or use `.renamed(...)`.'
+                    f'Tool {name!r} is offered as {tool_def.name!r} this step, a name another tool of {self.label} '
+                    'already has; a prepare function must rename its tool to a name no other tool uses.'
                 )
-            tools[name] = ToolsetTool(
+            tools[tool_def.name] = ToolsetTool(
                 toolset=self,
                 tool_def=tool_def,
                 max_retries=max_retries,
@@ -345,7 +365,11 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         Raises:
             UserError: If the toolset has no tool with this name.
         """
-        function_tool = self.tools.get(name)
+        function_tool: Tool[AgentDepsT] | None = None
+        if tool.tool_def.name == name:
+            # The step's tool carries its function's schema, which finds the function even if `prepare` renamed it.
+            function_tool = next((t for t in self.tools.values() if t.function_schema is tool.args_validator), None)
+        function_tool = function_tool or self.tools.get(name)
         if function_tool is None:
             raise UserError(f'Unknown tool {name!r}: {self.label} has no tool with this name')
         return await function_tool.function_schema.call(tool_args, ctx)

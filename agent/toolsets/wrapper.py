@@ -40,6 +40,16 @@ class WrapperToolset(AbstractToolset[AgentDepsT]):
         """The wrapped toolset's hint."""
         return self.wrapped.tool_name_conflict_hint
 
+    async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """This wrapper around the wrapped toolset's per-run instance (`self` if that is unchanged)."""
+        wrapped = await self.wrapped.for_run(ctx)
+        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+
+    async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
+        """This wrapper around the wrapped toolset's per-step instance (`self` if that is unchanged)."""
+        wrapped = await self.wrapped.for_run_step(ctx)
+        return self if wrapped is self.wrapped else replace(self, wrapped=wrapped)
+
     async def __aenter__(self) -> Self:
         await self.wrapped.__aenter__()
         return self

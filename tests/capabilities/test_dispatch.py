@@ -33,12 +33,12 @@ async def test_run_hooks_fire_before_in_order_nest_wraps_and_fire_after_in_rever
     result = await run_with_run_hooks(trio.combined, make_ctx(), run)
 
     assert trio.log == [
-        'before_run cap1',
-        'before_run cap2',
-        'before_run cap3',
         'wrap_run enter cap1',
         'wrap_run enter cap2',
         'wrap_run enter cap3',
+        'before_run cap1',
+        'before_run cap2',
+        'before_run cap3',
         'run',
         'wrap_run exit cap3 result',
         'wrap_run exit cap2 result',

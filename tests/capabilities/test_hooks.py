@@ -242,7 +242,7 @@ def test_run_and_node_hooks_see_the_whole_run_and_every_node() -> None:
 
     result = Agent('test', capabilities=[hooks]).run_sync('hi')
 
-    assert log == ['before_run', 'wrap_run>', 'UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'wrap_run<']
+    assert log == ['wrap_run>', 'before_run', 'UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'wrap_run<']
     assert result.output == 'success (no tool calls), checked'
 
 

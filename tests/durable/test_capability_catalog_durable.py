@@ -20,16 +20,19 @@ from temporalio import workflow
 from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ActivityError
 
-from agent import Agent, ModelRequestContext, RunContext, Tool
+from agent import Agent, DeferredToolRequests, DeferredToolResults, ModelRequestContext, RunContext, Tool
 from agent.builtin_tools import ImageGenerationTool, MCPServerTool, WebSearchTool
 from agent.capabilities import (
     BuiltinTool,
+    HandleDeferredToolCalls,
     HistoryProcessor,
     Hooks,
     ImageGeneration,
     IncludeToolReturnSchemas,
     PrefixTools,
+    ProcessHistory,
     ReinjectSystemPrompt,
+    SetToolMetadata,
     ThreadExecutor,
     Toolset,
     WebFetch,
@@ -313,3 +316,48 @@ async def test_a_workflow_side_hook_changes_the_course_of_the_run(client: Client
     assert all(o.function_tools == [] for o in script.offered)
     assert sides
     assert all(sides)
+
+
+async def test_process_history_set_tool_metadata_and_deferred_handler_work_durably(
+    client: Client, task_queue: str
+) -> None:
+    offered: list[tuple[int, dict[str, Any]]] = []
+    processed_in_workflow: list[bool] = []
+    handled_in_workflow: list[bool] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        offered.append((len(messages), {t.name: t.metadata for t in info.function_tools}))
+        if len(offered) == 1:
+            return ModelResponse(parts=[ToolCallPart('delete', {'name': 'a'}, 'd1')])
+        return ModelResponse(parts=[TextPart('deleted')])
+
+    def keep_last(messages: list[ModelMessage]) -> list[ModelMessage]:
+        processed_in_workflow.append(workflow.in_workflow())
+        return messages[-1:]
+
+    def approve(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        handled_in_workflow.append(workflow.in_workflow())
+        return requests.build_results(approve_all=True)
+
+    agent = Agent(
+        FunctionModel(respond),
+        name='catalog_pydantic_ai_capabilities',
+        capabilities=[
+            ProcessHistory(keep_last),
+            SetToolMetadata(tools=['delete'], dangerous=True),
+            HandleDeferredToolCalls(approve),
+        ],
+    )
+
+    @agent.tool_plain(requires_approval=True)
+    def delete(name: str) -> str:
+        return f'deleted {name}'
+
+    output = await run(client, task_queue, agent)
+
+    assert output.output == 'deleted'
+    assert offered == [(1, {'delete': {'dangerous': True}}), (1, {'delete': {'dangerous': True}})]
+    assert [p.content for p in parts_of(output.new_messages, ToolReturnPart)] == ['deleted a']
+    assert set(processed_in_workflow) == {False}  # `before_model_request`: the model-request activity
+    assert handled_in_workflow
+    assert set(handled_in_workflow) == {True}  # a control-flow hook: the workflow

@@ -42,9 +42,9 @@ def pid_then_echo(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
     return ModelResponse(parts=[TextPart(json.dumps([r.content for r in done]))])
 
 
-def stdio_agent(name: str, **server_options: Any) -> Agent[None, str]:
+def stdio_agent(name: str, tool_prefix: str | None = 'calc', **server_options: Any) -> Agent[None, str]:
     command, args = stdio_command()
-    server = MCPServerStdio(command, args, tool_prefix='calc', timeout=START, **server_options)
+    server = MCPServerStdio(command, args, tool_prefix=tool_prefix, timeout=START, **server_options)
     return Agent(FunctionModel(pid_then_echo), name=name, toolsets=[server])
 
 
@@ -74,9 +74,8 @@ async def test_mcp_tools_are_listed_once_per_run_by_activity_and_called_on_one_l
         second, _ = await run(client, task_queue, 'mcp_calc')
     pid, *echoes = first
     assert echoes == ['hello 1', 'hello 2']
-    pid = pid['result']
     # The worker kept one server process for both runs (and all their tool calls) instead of one per call.
-    assert second[0]['result'] == pid
+    assert second[0] == pid
     names = await activity_names(client, workflow_id)
     # Four model requests and three tool steps, but the tool list was fetched once for the whole run.
     assert names.count('agent.mcp_calc.toolset.calc.list_tools') == 1
@@ -90,7 +89,7 @@ async def test_a_killed_server_process_is_restarted_for_the_next_run(client: Cli
     agent = stdio_agent('mcp_restart', id='calc')
     async with build_worker(client, {'mcp_restart': agent}, task_queue=task_queue):
         first, _ = await run(client, task_queue, 'mcp_restart')
-        os.kill(first[0]['result'], signal.SIGKILL)
+        os.kill(first[0], signal.SIGKILL)
         second, _ = await run(client, task_queue, 'mcp_restart')
     assert second[1:] == ['hello 1', 'hello 2']
     assert second[0] != first[0]
@@ -98,7 +97,8 @@ async def test_a_killed_server_process_is_restarted_for_the_next_run(client: Cli
 
 async def test_an_mcp_server_without_an_id_is_refused_when_the_worker_starts(client: Client, task_queue: str) -> None:
     with pytest.raises(UserError, match=r"MCP server without an id .* pass id='\.\.\.'"):
-        build_worker(client, {'mcp_anonymous': stdio_agent('mcp_anonymous')}, task_queue=task_queue)
+        # Without a `tool_prefix` either, which would serve as the id.
+        build_worker(client, {'mcp_anonymous': stdio_agent('mcp_anonymous', tool_prefix=None)}, task_queue=task_queue)
 
 
 async def test_a_servers_instructions_reach_the_model_through_one_activity_per_run(
@@ -153,8 +153,8 @@ async def test_sampling_and_elicitation_are_answered_on_the_worker_during_the_to
             task_queue=task_queue,
         )
     assert json.loads(result.output) == {
-        'summarize': {'result': 'run-model: gist'},  # the agent's model answered the server's sampling request
-        'ask_name': {'result': 'Hi Ada'},  # the server's elicitation callback answered on the worker
+        'summarize': 'run-model: gist',  # the agent's model answered the server's sampling request
+        'ask_name': 'Hi Ada',  # the server's elicitation callback answered on the worker
     }
 
 
@@ -177,7 +177,7 @@ async def test_the_mcp_capability_connects_by_url_from_the_worker_with_prefixed_
             result: AgentRunOutput = await client.execute_workflow(
                 AgentWorkflow.run, AgentRunInput(agent='mcp_by_url', prompt='go'), id=workflow_id, task_queue=task_queue
             )
-    assert result.output == "sum={'result': 5}"
+    assert result.output == 'sum=5'
     names = await activity_names(client, workflow_id)
     # The server id comes from the URL, so the activity names stay the same for every run and worker.
     [list_tools] = [name for name in names if name.endswith('.list_tools')]

@@ -22,6 +22,7 @@ import anyio
 import mcp_types as types
 import uvicorn
 from mcp.server.lowlevel.server import NotificationOptions
+from mcp.server.lowlevel.server import Server as LowLevelServer
 from mcp.server.mcpserver import Context, Image
 from mcp.server.mcpserver import MCPServer as SDKServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -214,9 +215,10 @@ def build_app(*, instructions: str | None = 'Use the tools wisely.') -> tuple[SD
 
 
 class InProcessServer(MCPServer):
-    """Connects to an SDK app in memory, through the same session code as the real transports."""
+    """Connects to an SDK app (or a bare low-level SDK server) in memory, through the same session code as the real
+    transports."""
 
-    def __init__(self, app: SDKServer, **options: Any) -> None:
+    def __init__(self, app: SDKServer | LowLevelServer, **options: Any) -> None:
         super().__init__(**options)
         self.app = app
         self.connections_opened = 0
@@ -224,8 +226,8 @@ class InProcessServer(MCPServer):
     @asynccontextmanager
     async def client_streams(self) -> AsyncIterator[Any]:
         self.connections_opened += 1
-        lowlevel = self.app._lowlevel_server
-        notifications = NotificationOptions(tools_changed=True, resources_changed=True)
+        lowlevel = self.app if isinstance(self.app, LowLevelServer) else self.app._lowlevel_server
+        notifications = NotificationOptions(prompts_changed=True, tools_changed=True, resources_changed=True)
         options = lowlevel.create_initialization_options(notifications)
         async with (
             create_client_server_memory_streams() as (client_streams, (server_read, server_write)),
@@ -267,8 +269,8 @@ def stdio_command() -> tuple[str, list[str]]:
 async def server_pid(server: MCPServer) -> int:
     """The process id of a server running `STDIO_SERVER`."""
     result = await server.direct_call_tool('pid', {})
-    assert isinstance(result, dict)
-    return result['result']
+    assert isinstance(result, int)
+    return result
 
 
 def alive(pid: int) -> bool:

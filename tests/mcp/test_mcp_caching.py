@@ -45,7 +45,7 @@ async def test_a_tools_list_changed_notification_drops_the_cached_tool_list():
 
     async with server:
         assert 'fresh_tool' not in await tool_names(server)
-        assert await server.direct_call_tool('grow', {}) == {'result': 'grown'}
+        assert await server.direct_call_tool('grow', {}) == 'grown'
 
         # The notification is handled concurrently with the tool's response: wait (bounded) for it to land.
         with anyio.fail_after(5):

@@ -101,7 +101,7 @@ async def test_prefix_tools_namespaces_the_servers_tools(mcp_url: str, sse_url: 
     names = recorder.function_tools[0]
     assert {'api1_greet', 'api2_greet'} <= set(names)
     assert 'greet' not in names
-    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == {'result': 7}
+    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == 7
 
 
 async def test_the_prefix_tools_shortcut_does_the_same(mcp_url: str):

@@ -44,7 +44,7 @@ async def test_sampling_requests_are_served_by_the_sampling_model():
 
     server = make_server(sampling_model=FunctionModel(sampler, model_name='sampler'))
 
-    assert await server.direct_call_tool('summarize', {'text': 'a long story'}) == {'result': 'sampler: short version'}
+    assert await server.direct_call_tool('summarize', {'text': 'a long story'}) == 'sampler: short version'
 
     [(messages, info)] = requests
     [request] = messages
@@ -69,7 +69,7 @@ async def test_sampling_in_an_agent_run_uses_the_runs_model():
 
     result = await agent.run('summarize the book')
 
-    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == {'result': 'run-model: gist'}
+    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == 'run-model: gist'
 
 
 async def test_sampling_without_any_model_fails_the_tool_call_with_a_clear_message():
@@ -93,7 +93,7 @@ async def test_elicitation_requests_are_answered_by_the_callback():
 
     server = make_server(elicitation_callback=answer)
 
-    assert await server.direct_call_tool('ask_name', {}) == {'result': 'Hi Ada'}
+    assert await server.direct_call_tool('ask_name', {}) == 'Hi Ada'
     [params] = asked
     assert isinstance(params, types.ElicitRequestFormParams)
     assert params.message == 'What is your name?'
@@ -104,9 +104,7 @@ async def test_a_declined_elicitation_reaches_the_server_as_declined():
     async def decline(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         return types.ElicitResult(action='decline')
 
-    assert await make_server(elicitation_callback=decline).direct_call_tool('ask_name', {}) == {
-        'result': 'no name (decline)'
-    }
+    assert await make_server(elicitation_callback=decline).direct_call_tool('ask_name', {}) == 'no name (decline)'
 
 
 async def test_without_an_elicitation_callback_the_server_cannot_elicit():

@@ -1,4 +1,4 @@
-"""`load_mcp_servers`: servers from a configuration file, with environment variable expansion."""
+"""`load_mcp_servers` and `load_mcp_toolsets`: servers from a configuration file, expanding environment variables."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ from typing import Any
 import pydantic
 import pytest
 
-from agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP, load_mcp_servers
+from agent import Agent
+from agent.mcp import MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP, load_mcp_servers, load_mcp_toolsets
+from agent.messages import ToolReturnPart
+from agent.models.test import TestModel
+from agent.toolsets import PrefixedToolset
+from tests._agent_helpers import parts_of
+from tests._toolset_helpers import make_ctx
 
 from ._servers import stdio_command
 
@@ -134,3 +140,60 @@ async def test_a_loaded_stdio_server_runs(tmp_path: Path):
     server.timeout = 60
 
     assert await server.direct_call_tool('echo', {'text': 'from config'}) == 'from config'
+
+
+def test_loaded_servers_prefix_their_tools_with_their_name(tmp_path: Path):
+    path = write_config(tmp_path, {'local': {'command': 'x'}, 'remote': {'url': 'https://h/mcp'}})
+
+    local, remote = load_mcp_servers(path)
+
+    assert (local.tool_prefix, remote.tool_prefix) == ('local', 'remote')
+
+
+async def test_an_agent_calls_a_loaded_servers_tool_under_the_prefixed_name(tmp_path: Path):
+    command, args = stdio_command()
+    [server] = load_mcp_servers(write_config(tmp_path, {'local': {'command': command, 'args': args}}))
+    server.timeout = 60
+    agent = Agent(TestModel(call_tools=['local_echo']), toolsets=[server])
+
+    result = await agent.run('go')
+
+    [returned] = parts_of(result.all_messages(), ToolReturnPart)
+    assert returned.tool_name == 'local_echo'
+    assert returned.content == 'a'
+
+
+def test_loaded_toolsets_wrap_each_server_in_a_prefix_of_its_name(tmp_path: Path):
+    path = write_config(tmp_path, {'local': {'command': 'x', 'args': ['-v']}, 'legacy': {'url': 'https://h/sse'}})
+
+    local, legacy = load_mcp_toolsets(path)
+
+    assert isinstance(local, PrefixedToolset)
+    assert isinstance(legacy, PrefixedToolset)
+    assert (local.prefix, legacy.prefix) == ('local', 'legacy')
+    assert isinstance(local.wrapped, MCPServerStdio)
+    assert (local.wrapped.id, local.wrapped.tool_prefix, list(local.wrapped.args)) == ('local', None, ['-v'])
+    assert type(legacy.wrapped) is MCPServerSSE
+    assert legacy.wrapped.id == 'legacy'
+
+
+async def test_a_loaded_toolset_offers_and_calls_its_servers_tools_prefixed(tmp_path: Path):
+    command, args = stdio_command()
+    [toolset] = load_mcp_toolsets(write_config(tmp_path, {'local': {'command': command, 'args': args}}))
+    assert isinstance(toolset, PrefixedToolset)
+    server = toolset.wrapped
+    assert isinstance(server, MCPServerStdio)
+    server.timeout = 60
+    agent = Agent(TestModel(call_tools=['local_echo']), toolsets=[toolset])
+
+    async with toolset:
+        assert 'local_echo' in await toolset.get_tools(make_ctx())
+        result = await agent.run('go')
+
+    [returned] = parts_of(result.all_messages(), ToolReturnPart)
+    assert (returned.tool_name, returned.content) == ('local_echo', 'a')
+
+
+def test_loading_toolsets_from_a_missing_file_is_a_file_not_found_error(tmp_path: Path):
+    with pytest.raises(FileNotFoundError, match=r'nope\.json'):
+        load_mcp_toolsets(tmp_path / 'nope.json')

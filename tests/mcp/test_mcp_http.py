@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
-from agent.exceptions import UserError
-from agent.mcp import MCPServerHTTP, MCPServerSSE, MCPServerStreamableHTTP
+from agent.exceptions import ModelRetry, UserError
+from agent.mcp import MCPError, MCPServerHTTP, MCPServerSSE, MCPServerStreamableHTTP
 from agent.messages import ModelMessage, ModelResponse, TextPart
 from agent.models.function import AgentInfo, FunctionModel
 
@@ -57,13 +57,13 @@ async def test_sampling_requests_travel_back_over_streamable_http(streamable_url
 
     server = MCPServerStreamableHTTP(streamable_url, sampling_model=model)
 
-    assert await server.direct_call_tool('summarize', {'text': 'long'}) == {'result': 'm: tl;dr'}
+    assert await server.direct_call_tool('summarize', {'text': 'long'}) == 'm: tl;dr'
 
 
 async def test_sse_server_connects_and_calls_tools(sse_url: str):
     async with MCPServerSSE(sse_url) as server:
         assert server.capabilities.tools
-        assert await server.direct_call_tool('add', {'a': 2, 'b': 3}) == {'result': 5}
+        assert await server.direct_call_tool('add', {'a': 2, 'b': 3}) == 5
         assert [resource.uri for resource in await server.list_resources()] == ['res://readme', 'res://logo']
 
 
@@ -99,3 +99,23 @@ async def test_an_agent_uses_a_streamable_http_server_as_its_toolset(streamable_
     agent = Agent(FunctionModel(respond), toolsets=[MCPServerStreamableHTTP(streamable_url, tool_prefix='remote')])
 
     assert (await agent.run('which tools?')).output == 'remote_add,remote_ask_name'
+
+
+async def test_sse_read_timeout_is_the_deprecated_name_of_read_timeout(sse_url: str):
+    with pytest.warns(DeprecationWarning, match='`sse_read_timeout` is deprecated'):
+        server = MCPServerSSE(sse_url, sse_read_timeout=0.5)
+
+    assert server.read_timeout == 0.5
+    # A stream silent for that long is stale: the request times out, or the stream is dropped under it.
+    with pytest.raises((ModelRetry, MCPError), match=r'timed out|Connection closed'):
+        await server.direct_call_tool('stall', {})
+
+
+def test_read_timeout_and_sse_read_timeout_together_are_a_type_error():
+    with pytest.raises(TypeError, match='`read_timeout` only'):
+        MCPServerStreamableHTTP('http://127.0.0.1:1/mcp', read_timeout=1, sse_read_timeout=2)
+
+
+@pytest.mark.parametrize('transport', [MCPServerStreamableHTTP, MCPServerSSE])
+def test_http_servers_read_for_five_minutes_by_default(transport: type[MCPServerSSE | MCPServerStreamableHTTP]):
+    assert transport('http://127.0.0.1:1/mcp').read_timeout == 300

@@ -54,6 +54,7 @@ async def test_initialization_tells_server_info_capabilities_and_instructions():
         assert server.capabilities == ServerCapabilities(
             logging=True,
             prompts=True,
+            prompts_list_changed=True,
             resources=True,
             resources_list_changed=True,
             tools=True,
@@ -172,7 +173,7 @@ def test_a_server_serves_consecutive_synchronous_runs():
 async def test_client_info_tells_the_server_who_is_calling():
     server = make_server(client_info=types.Implementation(name='durable-agents', version='9.9'))
 
-    assert await server.direct_call_tool('client', {}) == {'result': 'durable-agents 9.9'}
+    assert await server.direct_call_tool('client', {}) == 'durable-agents 9.9'
 
 
 async def test_a_request_without_an_answer_within_read_timeout_fails_the_call():

@@ -1,4 +1,4 @@
-"""MCP resources, resource templates and prompts."""
+"""MCP resources and resource templates."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import mcp_types as types
 import pytest
 
 from agent.mcp import MCPError, Resource, ResourceTemplate
-from agent.messages import BinaryContent
+from agent.messages import BinaryImage
 
 from ._servers import PNG, InProcessServer, build_app
 
@@ -42,11 +42,11 @@ async def test_read_resource_returns_text_for_a_text_resource():
 
 
 async def test_read_resource_returns_binary_content_for_a_blob():
-    assert await make_server().read_resource('res://logo') == BinaryContent(PNG, media_type='image/png')
+    assert await make_server().read_resource('res://logo') == BinaryImage(PNG, media_type='image/png')
 
 
 async def test_read_resource_returns_a_list_when_a_resource_has_several_contents():
-    assert await make_server().read_resource('res://bundle') == ['part one', BinaryContent(PNG, media_type='image/png')]
+    assert await make_server().read_resource('res://bundle') == ['part one', BinaryImage(PNG, media_type='image/png')]
 
 
 async def test_read_resource_accepts_a_listed_resource_and_an_expanded_template():
@@ -65,22 +65,3 @@ async def test_reading_an_unknown_resource_raises_mcp_error_with_the_server_code
     assert caught.value.code == types.INVALID_PARAMS
     assert caught.value.message == 'Unknown resource: res://missing'
     assert caught.value.data == {'uri': 'res://missing'}
-
-
-async def test_prompts_are_listed_and_rendered():
-    server = make_server()
-
-    async with server:
-        [prompt] = await server.list_prompts()
-        rendered = await server.get_prompt('review', {'code': 'x = 1'})
-
-    assert (prompt.name, prompt.description) == ('review', 'Review some code.')
-    assert [argument.name for argument in prompt.arguments or []] == ['code']
-    [message] = rendered.messages
-    assert message.role == 'user'
-    assert message.content == types.TextContent(type='text', text='Please review: x = 1')
-
-
-async def test_getting_an_unknown_prompt_raises_mcp_error():
-    with pytest.raises(MCPError, match='Unknown prompt'):
-        await make_server().get_prompt('nope')

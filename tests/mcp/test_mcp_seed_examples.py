@@ -76,7 +76,7 @@ async def test_mcp_server_streamable_http_example(base_url: str):
     agent = Agent('openai:gpt-5.2', toolsets=[server])
     result = await agent.run('add', model=scripted(call('add', {'a': 20, 'b': 22}), text('42')))
 
-    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == {'result': 42}
+    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == 42
 
 
 async def test_capabilities_guide_mcp_examples(base_url: str, sse_base_url: str):

@@ -42,17 +42,17 @@ async def test_the_subprocess_does_not_inherit_the_parents_environment(monkeypat
     command, args = stdio_command()
 
     async with MCPServerStdio(command, args, timeout=START) as server:
-        assert await server.direct_call_tool('env_var', {'name': 'MCP_TEST_SECRET'}) == {'result': '<unset>'}
+        assert await server.direct_call_tool('env_var', {'name': 'MCP_TEST_SECRET'}) == '<unset>'
         # Only the SDK's minimal safe set passes through, so the command can be found and run.
-        assert await server.direct_call_tool('env_var', {'name': 'PATH'}) == {'result': os.environ['PATH']}
+        assert await server.direct_call_tool('env_var', {'name': 'PATH'}) == os.environ['PATH']
 
 
 async def test_the_subprocess_gets_the_given_environment_and_working_directory(tmp_path: Path):
     command, args = stdio_command()
 
     async with MCPServerStdio(command, args, env={'GREETING': 'hej'}, cwd=tmp_path, timeout=START) as server:
-        assert await server.direct_call_tool('env_var', {'name': 'GREETING'}) == {'result': 'hej'}
-        assert await server.direct_call_tool('cwd', {}) == {'result': str(tmp_path)}
+        assert await server.direct_call_tool('env_var', {'name': 'GREETING'}) == 'hej'
+        assert await server.direct_call_tool('cwd', {}) == str(tmp_path)
 
 
 async def test_a_command_that_does_not_exist_fails_to_connect():

@@ -13,6 +13,7 @@ from agent.exceptions import ModelRetry
 from agent.mcp import CallToolFunc, ToolResult
 from agent.messages import (
     BinaryContent,
+    BinaryImage,
     ModelMessage,
     ModelResponse,
     RetryPromptPart,
@@ -58,6 +59,7 @@ async def test_tools_are_offered_under_the_prefix_with_schemas_and_mcp_metadata(
         'meta': {'category': 'math'},
         'annotations': {'readOnlyHint': True},
         'task': False,
+        'output_schema': add.tool_def.return_schema,
     }
 
 
@@ -77,10 +79,10 @@ def test_the_task_flag_says_whether_a_tool_supports_task_augmented_execution():
     ('name', 'args', 'expected'),
     [
         pytest.param('greet', {'name': 'Ada'}, 'Hello, Ada!', id='text'),
-        pytest.param('add', {'a': 1, 'b': 2}, {'result': 3}, id='structured-primitive'),
+        pytest.param('add', {'a': 1, 'b': 2}, 3, id='structured-primitive'),
         pytest.param('forecast', {'city': 'Oslo'}, {'city': 'Oslo', 'celsius': 21}, id='structured-object'),
-        pytest.param('pixel', {}, BinaryContent(PNG, media_type='image/png'), id='image'),
-        pytest.param('text_and_image', {}, ['a caption', BinaryContent(PNG, media_type='image/png')], id='several'),
+        pytest.param('pixel', {}, BinaryImage(PNG, media_type='image/png'), id='image'),
+        pytest.param('text_and_image', {}, ['a caption', BinaryImage(PNG, media_type='image/png')], id='several'),
         pytest.param('embedded', {}, 'inline text', id='embedded-resource'),
         pytest.param('linked', {}, 'Read me first.', id='resource-link-is-read'),
     ],
@@ -126,7 +128,7 @@ async def test_an_agent_calls_server_tools_and_gets_their_results():
     result = await agent.run('go')
 
     returns = {part.tool_name: part.content for part in parts_of(result.all_messages(), ToolReturnPart)}
-    assert returns == {'add': {'result': 0}, 'greet': 'Hello, a!'}
+    assert returns == {'add': 0, 'greet': 'Hello, a!'}
     assert not server.is_running
 
 

@@ -10,6 +10,7 @@ from mcp.shared.exceptions import MCPError as SDKMCPError
 from agent import Agent
 from agent._mcp import TOOL_RESULT_ADAPTER
 from agent.mcp import (
+    Icon,
     InstructionPart,
     MCPError,
     Resource,
@@ -41,7 +42,8 @@ def test_resource_from_the_sdk_maps_every_field():
         description='How to use this.',
         mime_type='text/plain',
         size=12,
-        annotations=types.Annotations(audience=['user'], priority=0.5),
+        annotations=types.Annotations(audience=['user'], priority=0.5, last_modified='2025-01-02T03:04:05Z'),
+        icons=[types.Icon(src='data:image/png;base64,AA==', mime_type='image/png', sizes=['16x16'])],
         _meta={'source': 'disk'},
     )
 
@@ -50,7 +52,8 @@ def test_resource_from_the_sdk_maps_every_field():
         title='Read me',
         description='How to use this.',
         mime_type='text/plain',
-        annotations=ResourceAnnotations(audience=['user'], priority=0.5),
+        annotations=ResourceAnnotations(audience=['user'], priority=0.5, last_modified='2025-01-02T03:04:05Z'),
+        icons=[Icon(src='data:image/png;base64,AA==', mime_type='image/png', sizes=['16x16'])],
         metadata={'source': 'disk'},
         uri='res://readme',
         size=12,

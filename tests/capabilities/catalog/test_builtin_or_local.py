@@ -8,7 +8,7 @@ import pytest
 
 from agent import Agent, RunContext, Tool, UserError
 from agent.builtin_tools import CodeExecutionTool, WebSearchTool
-from agent.capabilities import BuiltinOrLocalTool, BuiltinTool, NativeTool
+from agent.capabilities import MCP, BuiltinOrLocalTool, BuiltinTool, NativeOrLocalTool, NativeTool, WebSearch
 from agent.messages import ModelRequest, ToolCallPart, ToolReturnPart
 from agent.toolsets import FunctionToolset
 
@@ -148,3 +148,17 @@ def test_bad_builtin_tool_spec_arguments_name_the_capability_and_field() -> None
         match=r"Invalid arguments for capability 'BuiltinTool': WebSearchTool has no field\(s\) \['domains'\]",
     ):
         Agent.from_spec({'model': 'test', 'capabilities': [{'BuiltinTool': {'kind': 'web_search', 'domains': ['a']}}]})
+
+
+def test_native_is_another_name_for_builtin() -> None:
+
+    local_only = NativeOrLocalTool(native=False, local=run_python)
+    explicit = BuiltinOrLocalTool(native=CodeExecutionTool(), local=run_python)
+
+    assert NativeOrLocalTool is BuiltinOrLocalTool
+    assert (local_only.builtin, local_only.native, local_only.builtin_tool()) == (False, False, None)
+    assert explicit.builtin == explicit.native == CodeExecutionTool()
+    assert WebSearch(native=False, local=run_python).builtin_tool() is None
+    assert MCP.from_spec(url='https://mcp.example.com', native=False).builtin is False
+    with pytest.raises(UserError, match='both builtin= and native='):
+        BuiltinOrLocalTool(builtin=CodeExecutionTool(), native=False, local=run_python)

@@ -135,4 +135,6 @@ async def test_a_retry_about_plain_text_output_goes_back_as_a_user_message():
 
     await model_answering(httpx2.MockTransport(handler)).request([retry], None, ModelRequestParameters())
 
-    assert sent[0]['messages'] == [{'role': 'user', 'content': 'Answer in French.\n\nFix the errors and try again.'}]
+    assert sent[0]['messages'] == [
+        {'role': 'user', 'content': 'Validation feedback:\nAnswer in French.\n\nFix the errors and try again.'}
+    ]
