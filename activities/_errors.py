@@ -1,8 +1,8 @@
 """How run-loop signals and model errors cross the activity boundary, and back.
 
-A tool's `ModelRetry`, `ApprovalRequired` or `CallDeferred` is not a failure: it travels as a
-non-retryable `ApplicationError` whose `type` names it, and the workflow turns it back into the same
-exception so the agent graph handles it exactly as in-process. Provider HTTP errors keep their retry
+A tool's `ModelRetry`, `ApprovalRequired` or `CallDeferred`, or a model-request hook's `ModelRetry`, is not a
+failure: it travels as a non-retryable `ApplicationError` whose `type` names it, and the workflow turns it back into
+the same exception so the agent graph handles it exactly as in-process. Provider HTTP errors keep their retry
 posture: 408/409/429/5xx are retried by Temporal (honouring `retry-after`), other statuses fail at once.
 A `UserError` (an unknown model, a missing key, an agent without a model) is the same on every attempt, so it
 fails at once too. Every failure leaves the activity fitted for history (`activities._fitted_failures`).
@@ -14,15 +14,19 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
+import pydantic
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, is_cancelled_exception
 
+from agent._parts import ModelResponse
+from agent.capabilities._dispatch import RejectedResponse
 from agent.exceptions import ApprovalRequired, CallDeferred, ModelHTTPError, ModelRetry, UserError
 
 from ._fitted_failures import MESSAGE_LIMIT, FittedFailure, cut, fitted_failure
 
 __all__ = ('configuration_error', 'from_activity_error', 'to_application_error')
 
-_SIGNALS = {'ModelRetry', 'ApprovalRequired', 'CallDeferred'}
+_SIGNALS = {'ModelRetry', 'RejectedResponse', 'ApprovalRequired', 'CallDeferred'}
+_RESPONSE: pydantic.TypeAdapter[ModelResponse] = pydantic.TypeAdapter(ModelResponse)
 
 
 def to_application_error(error: Exception) -> ApplicationError | None:
@@ -52,6 +56,11 @@ def configuration_error(error: UserError) -> ApplicationError:
 
 
 def _as_application_error(error: Exception) -> ApplicationError | None:
+    if isinstance(error, RejectedResponse):
+        # A model-request hook rejected the response: the response travels too, as it stays in the run's history.
+        message = cut(error.message, MESSAGE_LIMIT)
+        response = _RESPONSE.dump_python(error.response, mode='json')
+        return ApplicationError(message, message, response, type='RejectedResponse', non_retryable=True)
     if isinstance(error, ModelRetry):
         # The retry prompt travels in the details, which are left out whole if too large: cut it to fit instead.
         message = cut(error.message, MESSAGE_LIMIT)
@@ -87,6 +96,8 @@ def from_activity_error(error: ActivityError) -> BaseException | None:
     detail: Any = cause.details[0] if cause.details else None
     if cause.type == 'ModelRetry':
         return ModelRetry(str(detail))
+    if cause.type == 'RejectedResponse':
+        return RejectedResponse(str(detail), _RESPONSE.validate_python(cause.details[1]))
     if cause.type == 'ApprovalRequired':
         return ApprovalRequired(metadata=detail)
     return CallDeferred(metadata=detail)

@@ -85,6 +85,15 @@ class WorkflowPorts(RunPorts):
             self._encoder.assume_sent(known_messages)
 
     async def _model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
+        try:
+            return await self._execute_model_activity(inp)
+        except ActivityError as exc:
+            # A model-request hook in the activity asked for a retry: the graph handles it as it does in-process.
+            if (signal := from_activity_error(exc)) is not None:
+                raise signal from None
+            raise
+
+    async def _execute_model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
         options = self.durable.model_activity if self.durable is not None else DEFAULT_MODEL_ACTIVITY
         return await workflow.execute_activity(
             model_request_activity_name(self.agent_name),
