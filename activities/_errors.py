@@ -5,16 +5,20 @@ failure: it travels as a non-retryable `ApplicationError` whose `type` names it,
 the same exception so the agent graph handles it exactly as in-process. Provider HTTP errors keep their retry
 posture: 408/409/429/5xx are retried by Temporal (honouring `retry-after`), other statuses fail at once.
 A `UserError` (an unknown model, a missing key, an agent without a model) is the same on every attempt, so it
-fails at once too. Every failure leaves the activity fitted for history (`activities._fitted_failures`).
+fails at once too. A pydantic `ValidationError` (from a tool or a tool-execute hook) fails at once with its error
+details, so the workflow can rebuild it (`validation_error_from_activity_error`) and the model gets the same retry
+prompt as in-process. Every failure leaves the activity fitted for history (`activities._fitted_failures`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from typing import Any
+from typing import Any, LiteralString, cast
 
 import pydantic
+import pydantic_core
+from pydantic_core import InitErrorDetails
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError, is_cancelled_exception
 
 from agent._parts import ModelResponse
@@ -23,8 +27,9 @@ from agent.exceptions import ApprovalRequired, CallDeferred, ModelHTTPError, Mod
 
 from ._fitted_failures import MESSAGE_LIMIT, FittedFailure, cut, fitted_failure
 
-__all__ = ('configuration_error', 'from_activity_error', 'to_application_error')
+__all__ = ('configuration_error', 'from_activity_error', 'to_application_error', 'validation_error_from_activity_error')
 
+_VALIDATION_ERROR = 'ValidationError'  # with its title and error details, unlike the SDK's own conversion
 _SIGNALS = {'ModelRetry', 'RejectedResponse', 'ApprovalRequired', 'CallDeferred'}
 _RESPONSE: pydantic.TypeAdapter[ModelResponse] = pydantic.TypeAdapter(ModelResponse)
 
@@ -65,6 +70,11 @@ def _as_application_error(error: Exception) -> ApplicationError | None:
         # The retry prompt travels in the details, which are left out whole if too large: cut it to fit instead.
         message = cut(error.message, MESSAGE_LIMIT)
         return ApplicationError(message, message, type='ModelRetry', non_retryable=True)
+    if isinstance(error, pydantic.ValidationError):
+        # What the retry prompt shows (the error details, as in-process) must survive the data converter: inputs
+        # that are not JSON travel as their repr.
+        errors = pydantic_core.to_jsonable_python(error.errors(include_url=False, include_context=False), fallback=repr)
+        return ApplicationError(str(error), error.title, errors, type=_VALIDATION_ERROR, non_retryable=True)
     if isinstance(error, ApprovalRequired):
         return ApplicationError('approval required', error.metadata, type='ApprovalRequired', non_retryable=True)
     if isinstance(error, CallDeferred):
@@ -101,3 +111,30 @@ def from_activity_error(error: ActivityError) -> BaseException | None:
     if cause.type == 'ApprovalRequired':
         return ApprovalRequired(metadata=detail)
     return CallDeferred(metadata=detail)
+
+
+def validation_error_from_activity_error(error: ActivityError) -> pydantic.ValidationError | None:
+    """The `ValidationError` a tool activity failed with, rebuilt with the same error details, or `None`.
+
+    Only the call-tool path turns it back: in-process, a `ValidationError` from a tool is a retry prompt, while one
+    from a model request fails the run, as the activity failure does.
+    """
+    cause = error.cause
+    if not isinstance(cause, ApplicationError) or cause.type != _VALIDATION_ERROR:
+        return None
+    if len(cause.details) < 2:
+        return None  # the details were left out to fit the history: a plain failure, which still says what went wrong
+    title, errors = str(cause.details[0]), cast('list[dict[str, Any]]', cause.details[1])
+    # A custom error keeps each error's own type and message as sent, whatever context its template needed. The
+    # template is never formatted (no context is given), so any text may stand where a literal is expected.
+    line_errors: list[InitErrorDetails] = [
+        {
+            'type': pydantic_core.PydanticCustomError(
+                cast('LiteralString', str(e['type'])), cast('LiteralString', str(e['msg']))
+            ),
+            'loc': tuple(e.get('loc', ())),
+            'input': e.get('input'),
+        }
+        for e in errors
+    ]
+    return pydantic_core.ValidationError.from_exception_data(title, line_errors)

@@ -36,7 +36,7 @@ from ._run_context import PendingMessage, RunContext
 from ._tool_def import ToolDefinition
 from ._tool_manager import ToolManager
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
-from .graph import End
+from .graph import BaseNode, End
 from .output import OutputSchema, OutputValidator
 from .result import FinalResult
 from .settings import ModelSettings
@@ -206,8 +206,14 @@ def drain_pending(
     return before, request
 
 
+class _AgentNode(
+    BaseNode[GraphAgentState, GraphAgentDeps[DepsT, OutputT], FinalResult[OutputT]], Generic[DepsT, OutputT]
+):
+    """The base of the agent graph's nodes: their state, dependencies and the result of the `End` they can reach."""
+
+
 @dataclass
-class UserPromptNode(Generic[DepsT, OutputT]):
+class UserPromptNode(_AgentNode[DepsT, OutputT]):
     """Builds the first request of a run from the prompt, system prompts and any deferred tool results."""
 
     user_prompt: str | Sequence[UserContent] | None
@@ -284,7 +290,7 @@ class UserPromptNode(Generic[DepsT, OutputT]):
 
 
 @dataclass
-class ModelRequestNode(Generic[DepsT, OutputT]):
+class ModelRequestNode(_AgentNode[DepsT, OutputT]):
     """Sends a request to the model; the response goes to a `CallToolsNode`."""
 
     request: ModelRequest
@@ -414,7 +420,7 @@ def _request_parameters(
 
 
 @dataclass
-class CallToolsNode(Generic[DepsT, OutputT]):
+class CallToolsNode(_AgentNode[DepsT, OutputT]):
     """Handles a model response: runs the tools it calls, or produces the final output."""
 
     model_response: ModelResponse

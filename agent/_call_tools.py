@@ -14,6 +14,7 @@ from ._content import ToolReturn
 from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, ToolDenied
 from ._env import now_utc
 from ._events import FunctionToolCallEvent, FunctionToolResultEvent, OutputToolCallEvent, OutputToolResultEvent
+from ._output_pipeline import process_text_output, process_tool_output
 from ._parts import (
     ModelRequest,
     ModelRequestPart,
@@ -24,6 +25,7 @@ from ._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from ._run_context import RunContext
 from ._tool_manager import ToolManager, ToolRetry
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import End
@@ -197,10 +199,11 @@ async def _handle_output_calls(
             continue
         await deps.emit(OutputToolCallEvent(call))
         tool = deps.output_schema.tools[call.tool_name]
-        ctx = deps.run_context(state, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+        ctx = _output_context(state, deps, tool_call=call, max_retries=tool.max_retries)
         try:
-            output = await tool.process(call.args, ctx)
-            output = await _validate_output(output, state, deps, tool_call=call, max_retries=tool.max_retries)
+            output = await process_tool_output(
+                tool, call, deps.output_schema, deps.capability, ctx, deps.output_validators
+            )
         except pydantic.ValidationError as exc:
             errors = exc.errors(include_url=False, include_context=False)
             part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
@@ -216,24 +219,21 @@ async def _handle_output_calls(
     return final
 
 
-async def _validate_output(
-    output: Any,
+def _output_context(
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
     *,
     tool_call: ToolCallPart | None = None,
     max_retries: int | None = None,
-) -> Any:
-    ctx = deps.run_context(
+) -> RunContext[Any]:
+    """The context the output hooks, the output function and the output validators see."""
+    return deps.run_context(
         state,
         tool_name=tool_call.tool_name if tool_call else None,
         tool_call_id=tool_call.tool_call_id if tool_call else None,
         retry=state.retries,
         max_retries=deps.max_output_retries if max_retries is None else max_retries,
     )
-    for validator in deps.output_validators:
-        output = await validator.validate(output, ctx)
-    return output
 
 
 async def _handle_text(
@@ -242,8 +242,8 @@ async def _handle_text(
     text = response.text
     if text is not None and deps.output_schema.allows_text:
         try:
-            output = await deps.output_schema.process_text(text, deps.run_context(state))
-            output = await _validate_output(output, state, deps)
+            ctx = _output_context(state, deps)
+            output = await process_text_output(text, deps.output_schema, deps.capability, ctx, deps.output_validators)
         except pydantic.ValidationError as exc:
             part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
             check_output_retries(state, deps, part.model_response())

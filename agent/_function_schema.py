@@ -302,13 +302,15 @@ def _field_type(annotation: Any, default: Any, doc_description: str | None) -> t
 
 
 def _object_schema(json_schema: dict[str, Any]) -> dict[str, Any]:
-    """Put the parameters schema in a predictable shape: always with `properties` and `required`."""
-    ordered: dict[str, Any] = {
-        'type': 'object',
-        'properties': json_schema.pop('properties', {}),
-        'required': json_schema.pop('required', []),
-        'additionalProperties': json_schema.pop('additionalProperties', False),
-    }
+    """Put the parameters schema in a predictable shape: always with `properties`, `required` only when non-empty.
+
+    Leaving out an empty `required` list matches what pydantic (and so Pydantic AI) emits, which users' schema
+    snapshots pin.
+    """
+    ordered: dict[str, Any] = {'type': 'object', 'properties': json_schema.pop('properties', {})}
+    if required := json_schema.pop('required', []):
+        ordered['required'] = required
+    ordered['additionalProperties'] = json_schema.pop('additionalProperties', False)
     json_schema.pop('type', None)
     ordered.update(json_schema)
     return ordered

@@ -129,6 +129,22 @@ class ObjectOutputProcessor:
             return cast('dict[str, Any]', validated).get(key) if isinstance(validated, dict) else None
         return validated
 
+    def rewrap(self, value: Any) -> Any:
+        """The inverse of `unwrap`: what `validate` would have returned for the value the model was asked for.
+
+        Output hooks see (and may replace) the unwrapped value; this puts it back into the shape `call` takes.
+        """
+        if self.outer_typed_dict_key is not None:
+            return {self.outer_typed_dict_key: value}
+        if self._function is not None and (key := self._function.single_field_name) is not None:
+            return {key: value}
+        return value
+
+    @property
+    def function_name(self) -> str | None:
+        """The output function's name, if there is one."""
+        return getattr(self._function.function, '__name__', None) if self._function is not None else None
+
     async def call(self, validated: Any, ctx: RunContext[Any]) -> Any:
         """The output: the validated value, or what the output function returns for it (awaited if async).
 
@@ -221,6 +237,10 @@ class UnionOutputProcessor:
         kind, data = validated
         return self._processors[kind].unwrap(data)
 
+    def rewrap(self, kind: str, value: Any) -> tuple[str, Any]:
+        """The inverse of `unwrap` for the output named `kind`."""
+        return kind, self._processors[kind].rewrap(value)
+
     async def call(self, validated: tuple[str, Any], ctx: RunContext[Any]) -> Any:
         """The output of the chosen output type or function."""
         kind, data = validated
@@ -260,6 +280,11 @@ class TextFunctionProcessor:
         if len(properties) != 1 or next(iter(properties.values())).get('type') != 'string':
             raise UserError('TextOutput needs a function taking a single `str` argument (after an optional RunContext)')
         self._argument = next(iter(properties))
+
+    @property
+    def function_name(self) -> str | None:
+        """The function's name."""
+        return getattr(self._function.function, '__name__', None)
 
     async def call(self, text: str, ctx: RunContext[Any]) -> Any:
         """The function's result for `text` (awaited if async).

@@ -245,6 +245,20 @@ def test_defaults_are_not_required_and_are_filled_in():
     assert schema.validate_python({'a': 1, 'untyped': {'any': 'thing'}})['untyped'] == {'any': 'thing'}
 
 
+def test_a_tool_without_parameters_has_an_empty_closed_object_schema_with_no_required_list():
+    def tool() -> str:
+        return 'ok'
+
+    assert function_schema(tool).json_schema == {'type': 'object', 'properties': {}, 'additionalProperties': False}
+
+
+def test_a_tool_whose_parameters_all_have_defaults_has_no_required_list():
+    def tool(a: int = 1, b: str = 'x') -> None:
+        pass
+
+    assert 'required' not in function_schema(tool).json_schema
+
+
 def test_object_arguments_are_validated_into_instances():
     def tool(address: Address, point: Point, options: Options) -> None:
         pass

@@ -9,7 +9,7 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from activities._errors import from_activity_error
+from activities._errors import from_activity_error, validation_error_from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
 from activities._remote_toolsets import is_remote_toolset
 from activities._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
@@ -159,7 +159,7 @@ class WorkflowPorts(RunPorts):
                     retry_policy=options.retry_policy,
                 )
             except ActivityError as exc:
-                if (signal := from_activity_error(exc)) is not None:
+                if (signal := from_activity_error(exc) or validation_error_from_activity_error(exc)) is not None:
                     raise signal from None
                 raise
             # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.

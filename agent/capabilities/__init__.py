@@ -7,7 +7,7 @@ instances to `Agent(capabilities=[...])`, which composes them into one `Combined
 
 from agent.toolsets import AgentToolset
 
-from ._abstract import HOOK_NAMES, AbstractCapability
+from ._abstract import HOOK_NAMES, AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
 from ._builtin_or_local import BuiltinOrLocalTool as NativeOrLocalTool
 from ._builtin_tool import BuiltinTool, NativeTool
@@ -17,6 +17,8 @@ from ._deferred_handler import HandleDeferredToolCalls
 from ._dispatch import (
     run_with_model_request_hooks,
     run_with_node_hooks,
+    run_with_output_process_hooks,
+    run_with_output_validate_hooks,
     run_with_run_hooks,
     run_with_tool_execute_hooks,
     run_with_tool_validate_hooks,
@@ -89,6 +91,7 @@ __all__ = (
     'PrepareTools',
     'ProcessEventStream',
     'ProcessHistory',
+    'RawOutput',
     'RawToolArgs',
     'ReinjectSystemPrompt',
     'SetToolMetadata',
@@ -100,6 +103,8 @@ __all__ = (
     'WebSearch',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
+    'WrapOutputProcessHandler',
+    'WrapOutputValidateHandler',
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
@@ -107,6 +112,8 @@ __all__ = (
     'hook_side',
     'run_with_model_request_hooks',
     'run_with_node_hooks',
+    'run_with_output_process_hooks',
+    'run_with_output_validate_hooks',
     'run_with_run_hooks',
     'run_with_tool_execute_hooks',
     'run_with_tool_validate_hooks',

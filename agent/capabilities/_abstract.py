@@ -1,8 +1,9 @@
 """`AbstractCapability`: the base class of every capability, with a pass-through default for every method.
 
 A capability contributes configuration (a toolset, native tools, instructions, model settings, a wrapper
-around the run's toolset) and hooks into five lifecycle points of a run: the run itself, each graph node,
-each model request, and the validation and execution of each tool call. Every point has the same four
+around the run's toolset) and hooks into seven lifecycle points of a run: the run itself, each graph node,
+each model request, the validation and execution of each tool call, and the validation and processing of the
+run's output. Every point has the same four
 hooks: `before_*` (change the input), `wrap_*` (middleware around the operation), `after_*` (change the
 result) and `on_*_error` (observe, transform or recover from a failure). The drivers in `_dispatch` are the
 only code that runs a point; they define the order in which these hooks fire.
@@ -11,8 +12,8 @@ only code that runs a point; they define the order in which these hooks fire.
 from __future__ import annotations
 
 from abc import ABC
-from collections.abc import AsyncIterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
+from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeAlias
 from weakref import WeakKeyDictionary
 
 from agent._model_request_context import ModelRequestContext
@@ -20,6 +21,7 @@ from agent._parts import ModelResponse, ToolCallPart
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 from agent._tool_def import ToolDefinition
+from agent.exceptions import ModelRetry
 
 from ._types import (
     AgentBuiltinTool,
@@ -37,14 +39,26 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
+    from agent.output import OutputContext
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
 
     from ._prefix_tools import PrefixTools
 
-__all__ = ('HOOK_NAMES', 'AbstractCapability')
+__all__ = ('HOOK_NAMES', 'AbstractCapability', 'RawOutput', 'WrapOutputProcessHandler', 'WrapOutputValidateHandler')
+
+RawOutput: TypeAlias = str | dict[str, Any]
+"""Output as the model sent it, before parsing: response text, or an output tool's arguments (JSON or a dict)."""
+
+WrapOutputValidateHandler: TypeAlias = Callable[[RawOutput], Awaitable[Any]]
+"""The handler `wrap_output_validate` receives: parses and validates raw output into the value asked for."""
+
+WrapOutputProcessHandler: TypeAlias = Callable[[Any], Awaitable[Any]]
+"""The handler `wrap_output_process` receives: calls the output function (if any) and the output validators."""
 
 HOOK_NAMES: tuple[str, ...] = (
     'before_run',
@@ -67,6 +81,14 @@ HOOK_NAMES: tuple[str, ...] = (
     'after_tool_execute',
     'wrap_tool_execute',
     'on_tool_execute_error',
+    'before_output_validate',
+    'after_output_validate',
+    'wrap_output_validate',
+    'on_output_validate_error',
+    'before_output_process',
+    'after_output_process',
+    'wrap_output_process',
+    'on_output_process_error',
     'prepare_tools',
     'prepare_output_tools',
     'wrap_run_event_stream',
@@ -300,6 +322,87 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
         error: Exception,
     ) -> Any:
         """Handle a failed tool: raise to propagate (e.g. to the retry flow), return a result to recover."""
+        raise error
+
+    # Output hooks. They see the value the model was asked for (`42` for `output_type=int`, not the
+    # `{'response': 42}` object it is sent as); a `ModelRetry` or `ValidationError` raised by any of them sends
+    # the model a retry prompt. In a durable run they run in the workflow, so they must be deterministic.
+
+    async def before_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: RawOutput
+    ) -> RawOutput:
+        """Repair or normalise raw output before it is parsed.
+
+        Called only for output that is parsed: output tool arguments, and response text in the native and
+        prompted modes (not for plain text). Raise `ModelRetry` to ask the model again without validating.
+        """
+        return output
+
+    async def after_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Change the validated output: the value asked for (for an output function, its argument, or the dict of
+        its arguments when it takes several). Raise `ModelRetry` to reject it."""
+        return output
+
+    async def wrap_output_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        handler: WrapOutputValidateHandler,
+    ) -> Any:
+        """Wrap parsing and validation; `await handler(output)` validates.
+
+        A `ValidationError` or `ModelRetry` from the handler goes to `on_output_validate_error`.
+        """
+        return await handler(output)
+
+    async def on_output_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        error: ValidationError | ModelRetry,
+    ) -> Any:
+        """Handle output that failed validation: raise to propagate (a retry prompt), return a value to recover."""
+        raise error
+
+    async def before_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Change the validated output before the output function (if any) and the output validators run.
+
+        Called for every final output, text included. Raise `ModelRetry` to ask the model again.
+        """
+        return output
+
+    async def after_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        """Change the run's output value. Raise `ModelRetry` to reject it and ask the model again."""
+        return output
+
+    async def wrap_output_process(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: Any,
+        handler: WrapOutputProcessHandler,
+    ) -> Any:
+        """Wrap output processing; `await handler(output)` calls the output function and the output validators.
+
+        A `ModelRetry` from the handler is a retry, not a failure: it skips `on_output_process_error`.
+        """
+        return await handler(output)
+
+    async def on_output_process_error(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any, error: Exception
+    ) -> Any:
+        """Handle failed output processing: raise to propagate (or transform), return a value to use as output."""
         raise error
 
     # Tool visibility and event streams.

@@ -7,6 +7,7 @@
   sees the original input first and the final output last.
 - `on_*_error` hooks run in reverse, like `after_*`. Each receives the current error: raising (the same
   or another exception) hands that exception to the next, returning a value recovers and skips the rest.
+- The output hooks (validation and processing) follow the same rules; they are in `_combined_output`.
 - A `Skip*` signal raised by an inner capability's `wrap_*` becomes the result its outer neighbour's
   handler returns, so outer middleware sees a normal result.
 """
@@ -27,6 +28,7 @@ from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValida
 from agent.settings import ModelSettings, merge_model_settings
 
 from ._abstract import AbstractCapability
+from ._combined_output import CombinedOutputHooks
 from ._dynamic import as_capabilities
 from ._types import (
     AgentBuiltinTool,
@@ -53,7 +55,7 @@ __all__ = ('CombinedCapability',)
 
 
 @dataclass
-class CombinedCapability(AbstractCapability[AgentDepsT]):
+class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     """Several capabilities acting as one; an agent composes its `capabilities` into one of these."""
 
     capabilities: Sequence[AbstractCapability[AgentDepsT]]

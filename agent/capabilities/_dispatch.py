@@ -18,12 +18,19 @@ failure, so an error hook may recover from it or re-raise it into the normal ret
 are not `Exception`s (cancellation, `KeyboardInterrupt`) always propagate without any hook seeing them.
 Errors raised by `before_X` or `after_X` themselves also propagate: error hooks handle failures of the
 operation (including `wrap_X` middleware), not of the hooks that prepare or post-process it.
+
+The two output points narrow what counts as a failure, as Pydantic AI does: output validation fails only with
+`ValidationError` or `ModelRetry` (other exceptions propagate untouched), and for output processing
+`ModelRetry` is the retry flow, never shown to `on_output_process_error`. Whatever `ValidationError` or
+`ModelRetry` leaves an output driver becomes a retry prompt to the model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+import pydantic
 
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
@@ -39,15 +46,18 @@ from agent.exceptions import (
     SkipToolValidation,
 )
 
-from ._abstract import AbstractCapability
+from ._abstract import AbstractCapability, RawOutput
 from ._types import AgentNode, NodeResult, RawToolArgs, ValidatedToolArgs
 
 if TYPE_CHECKING:
+    from agent.output import OutputContext
     from agent.run import AgentRunResult
 
 __all__ = (
     'run_with_model_request_hooks',
     'run_with_node_hooks',
+    'run_with_output_process_hooks',
+    'run_with_output_validate_hooks',
     'run_with_run_hooks',
     'run_with_tool_execute_hooks',
     'run_with_tool_validate_hooks',
@@ -167,3 +177,42 @@ async def run_with_tool_execute_hooks(
     except SkipToolExecution as skip:
         result = skip.result
     return await cap.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
+
+
+async def run_with_output_validate_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    *,
+    output_context: OutputContext,
+    output: RawOutput,
+    validate: Callable[[RawOutput], Awaitable[Any]],
+) -> Any:
+    """Parse and validate raw output (tool arguments or structured text) with the output validation hooks around it.
+
+    Returns the value the model was asked for (unwrapped from the object it was sent as).
+    """
+    output = await cap.before_output_validate(ctx, output_context=output_context, output=output)
+    try:
+        validated = await cap.wrap_output_validate(ctx, output_context=output_context, output=output, handler=validate)
+    except (pydantic.ValidationError, ModelRetry) as error:
+        validated = await cap.on_output_validate_error(ctx, output_context=output_context, output=output, error=error)
+    return await cap.after_output_validate(ctx, output_context=output_context, output=validated)
+
+
+async def run_with_output_process_hooks(
+    cap: AbstractCapability[AgentDepsT],
+    ctx: RunContext[AgentDepsT],
+    *,
+    output_context: OutputContext,
+    output: Any,
+    process: Callable[[Any], Awaitable[Any]],
+) -> Any:
+    """Turn validated output into the run's output (output function, output validators) with the process hooks."""
+    output = await cap.before_output_process(ctx, output_context=output_context, output=output)
+    try:
+        result = await cap.wrap_output_process(ctx, output_context=output_context, output=output, handler=process)
+    except ModelRetry:
+        raise  # asks the model again: control flow, not a failed output
+    except Exception as error:
+        result = await cap.on_output_process_error(ctx, output_context=output_context, output=output, error=error)
+    return await cap.after_output_process(ctx, output_context=output_context, output=result)

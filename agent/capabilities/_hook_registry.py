@@ -214,6 +214,18 @@ class HookRegistry(Generic[AgentDepsT]):
     tool_execute: _ToolHookDecorator[AgentDepsT]
     on_tool_execute_error: _ToolHookDecorator[AgentDepsT]
     tool_execute_error: _ToolHookDecorator[AgentDepsT]
+    before_output_validate: _HookDecorator
+    after_output_validate: _HookDecorator
+    wrap_output_validate: _HookDecorator
+    output_validate: _HookDecorator
+    on_output_validate_error: _HookDecorator
+    output_validate_error: _HookDecorator
+    before_output_process: _HookDecorator
+    after_output_process: _HookDecorator
+    wrap_output_process: _HookDecorator
+    output_process: _HookDecorator
+    on_output_process_error: _HookDecorator
+    output_process_error: _HookDecorator
     prepare_tools: _HookDecorator
     prepare_output_tools: _HookDecorator
     wrap_run_event_stream: _HookDecorator

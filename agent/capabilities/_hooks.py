@@ -34,7 +34,7 @@ from agent._tool import AgentDepsT, matches_tool_selector
 from agent._tool_def import ToolDefinition
 from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValidation
 
-from ._abstract import AbstractCapability
+from ._abstract import AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
 from ._hook_registry import EVENT_POINT, POINTS, HookRegistry, Registered, add_hook, hook_point
 from ._types import (
     AgentNode,
@@ -49,8 +49,12 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
+    from agent.exceptions import ModelRetry
+    from agent.output import OutputContext
     from agent.run import AgentRunResult
 
 __all__ = ('Hooks',)
@@ -321,6 +325,85 @@ class Hooks(AbstractCapability[AgentDepsT]):
         entries = await self._tool_entries('on_tool_execute_error', ctx, tool_def)
         return await self._recover(
             entries, error, lambda e, err: e.call(ctx, call=call, tool_def=tool_def, args=args, error=err)
+        )
+
+    # Output hooks.
+
+    async def before_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: RawOutput
+    ) -> RawOutput:
+        entries = self._entries['before_output_validate']
+        return await self._pipe(entries, output, lambda e, o: e.call(ctx, output_context=output_context, output=o))
+
+    async def after_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        entries = self._entries['after_output_validate']
+        return await self._pipe(entries, output, lambda e, o: e.call(ctx, output_context=output_context, output=o))
+
+    async def wrap_output_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        handler: WrapOutputValidateHandler,
+    ) -> Any:
+        entries = self._entries['wrap_output_validate']
+        return await self._nest(
+            entries,
+            handler,
+            output,
+            lambda e, o, inner: e.call(ctx, output_context=output_context, output=o, handler=inner),
+        )
+
+    async def on_output_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        error: ValidationError | ModelRetry,
+    ) -> Any:
+        entries = self._entries['on_output_validate_error']
+        return await self._recover(
+            entries, error, lambda e, err: e.call(ctx, output_context=output_context, output=output, error=err)
+        )
+
+    async def before_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        entries = self._entries['before_output_process']
+        return await self._pipe(entries, output, lambda e, o: e.call(ctx, output_context=output_context, output=o))
+
+    async def after_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        entries = self._entries['after_output_process']
+        return await self._pipe(entries, output, lambda e, o: e.call(ctx, output_context=output_context, output=o))
+
+    async def wrap_output_process(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: Any,
+        handler: WrapOutputProcessHandler,
+    ) -> Any:
+        entries = self._entries['wrap_output_process']
+        return await self._nest(
+            entries,
+            handler,
+            output,
+            lambda e, o, inner: e.call(ctx, output_context=output_context, output=o, handler=inner),
+        )
+
+    async def on_output_process_error(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any, error: Exception
+    ) -> Any:
+        entries = self._entries['on_output_process_error']
+        return await self._recover(
+            entries, error, lambda e, err: e.call(ctx, output_context=output_context, output=output, error=err)
         )
 
     # Tool visibility and event streams.

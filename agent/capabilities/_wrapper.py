@@ -11,8 +11,9 @@ from agent._parts import ModelResponse, ToolCallPart
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 from agent._tool_def import ToolDefinition
+from agent.exceptions import ModelRetry
 
-from ._abstract import HOOK_NAMES, AbstractCapability
+from ._abstract import HOOK_NAMES, AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
 from ._types import (
     AgentBuiltinTool,
     AgentInstructions,
@@ -29,8 +30,11 @@ from ._types import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import ValidationError
+
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._events import AgentStreamEvent
+    from agent.output import OutputContext
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
 
@@ -219,3 +223,66 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
         return self.wrapped.wrap_run_event_stream(ctx, stream=stream)
+
+    async def before_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: RawOutput
+    ) -> RawOutput:
+        return await self.wrapped.before_output_validate(ctx, output_context=output_context, output=output)
+
+    async def after_output_validate(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        return await self.wrapped.after_output_validate(ctx, output_context=output_context, output=output)
+
+    async def wrap_output_validate(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        handler: WrapOutputValidateHandler,
+    ) -> Any:
+        return await self.wrapped.wrap_output_validate(
+            ctx, output_context=output_context, output=output, handler=handler
+        )
+
+    async def on_output_validate_error(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: RawOutput,
+        error: ValidationError | ModelRetry,
+    ) -> Any:
+        return await self.wrapped.on_output_validate_error(
+            ctx, output_context=output_context, output=output, error=error
+        )
+
+    async def before_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        return await self.wrapped.before_output_process(ctx, output_context=output_context, output=output)
+
+    async def after_output_process(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
+    ) -> Any:
+        return await self.wrapped.after_output_process(ctx, output_context=output_context, output=output)
+
+    async def wrap_output_process(
+        self,
+        ctx: RunContext[AgentDepsT],
+        *,
+        output_context: OutputContext,
+        output: Any,
+        handler: WrapOutputProcessHandler,
+    ) -> Any:
+        return await self.wrapped.wrap_output_process(
+            ctx, output_context=output_context, output=output, handler=handler
+        )
+
+    async def on_output_process_error(
+        self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any, error: Exception
+    ) -> Any:
+        return await self.wrapped.on_output_process_error(
+            ctx, output_context=output_context, output=output, error=error
+        )

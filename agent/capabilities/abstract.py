@@ -1,6 +1,6 @@
 """`AbstractCapability`, the base of every capability, and the types its hooks take (`agent.capabilities.abstract`)."""
 
-from ._abstract import HOOK_NAMES, AbstractCapability
+from ._abstract import HOOK_NAMES, AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
 from ._types import (
     AgentNode,
     NodeResult,
@@ -18,10 +18,13 @@ __all__ = (
     'AbstractCapability',
     'AgentNode',
     'NodeResult',
+    'RawOutput',
     'RawToolArgs',
     'ValidatedToolArgs',
     'WrapModelRequestHandler',
     'WrapNodeRunHandler',
+    'WrapOutputProcessHandler',
+    'WrapOutputValidateHandler',
     'WrapRunHandler',
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',

@@ -1,4 +1,4 @@
-"""Graph primitives used by the agent graph (`End`, the value a node returns to stop the run)."""
+"""Graph primitives used by the agent graph: `BaseNode`, the base of its nodes, and `End`, which stops the run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from typing import Generic
 
 from typing_extensions import TypeVar
 
-__all__ = ('End',)
+from ._base_node import BaseNode
+
+__all__ = ('BaseNode', 'End')
 
 RunEndT = TypeVar('RunEndT', default=None, covariant=True)
 

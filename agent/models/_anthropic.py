@@ -165,6 +165,8 @@ class AnthropicModel(HTTPModel):
             usage=anthropic_usage(as_dict(data.get('usage'))),
             model_name=str(data.get('model') or self.model_name),
             provider_name=self.system,
+            # Pydantic AI reports the SDK client's base URL, which always ends with a slash.
+            provider_url=f'{self.base_url}/',
             provider_response_id=data.get('id'),
             finish_reason=anthropic_finish_reason(stop_reason),
             provider_details={'stop_reason': stop_reason} if stop_reason else None,

@@ -149,6 +149,8 @@ class GoogleModel(HTTPModel):
             usage=gemini_usage(as_dict(data.get('usageMetadata'))),
             model_name=str(data.get('modelVersion') or self.model_name),
             provider_name=self.system,
+            # Pydantic AI reports the SDK client's base URL, which always ends with a slash.
+            provider_url=f'{self.base_url}/',
             provider_response_id=data.get('responseId'),
             finish_reason=gemini_finish_reason(raw_finish, parts),
             provider_details={'finish_reason': raw_finish} if raw_finish else None,

@@ -141,6 +141,8 @@ class OpenAIChatModel(HTTPModel):
             usage=chat_usage(as_dict(data.get('usage'))),
             model_name=str(data.get('model') or self.model_name),
             provider_name=self.system,
+            # Pydantic AI reports the SDK client's base URL, which always ends with a slash.
+            provider_url=f'{self.base_url}/',
             provider_response_id=data.get('id'),
             finish_reason=chat_finish_reason(raw_finish),
             provider_details={'finish_reason': raw_finish} if raw_finish else None,

@@ -89,6 +89,9 @@ def _strict(node: Any) -> Any:
     result = {key: _strict(value) for key, value in cast('dict[str, Any]', node).items()}
     if result.get('type') == 'object' and 'additionalProperties' not in result:
         result['additionalProperties'] = False
+    if result.get('type') == 'object' and not result.get('properties') and 'required' not in result:
+        # Strict mode wants every object to list its required properties, even when it has none.
+        result['required'] = []
     return result
 
 

@@ -128,6 +128,8 @@ class OpenAIResponsesModel(HTTPModel):
             usage=responses_usage(as_dict(data.get('usage'))),
             model_name=str(data.get('model') or self.model_name),
             provider_name=self.system,
+            # Pydantic AI reports the SDK client's base URL, which always ends with a slash.
+            provider_url=f'{self.base_url}/',
             provider_response_id=data.get('id'),
             finish_reason=responses_finish_reason(data, parts),
             provider_details={'status': data['status']} if data.get('status') else None,
