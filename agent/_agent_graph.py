@@ -444,4 +444,4 @@ def check_output_retries(
     limit = deps.max_output_retries if max_retries is None else max_retries
     state.retries += 1
     if state.retries > limit:
-        raise UnexpectedModelBehavior(f'Exceeded maximum retries ({limit}) for output validation', body=error)
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({limit})', body=error)

@@ -87,7 +87,7 @@ async def test_exhausted_output_retries_raise_unexpected_model_behavior():
     def never_happy(output: str) -> str:
         raise ModelRetry('Not good enough.')
 
-    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum retries') as exc_info:
+    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum output retries') as exc_info:
         await agent.run('Talk')
 
     assert 'Not good enough.' in str(exc_info.value)

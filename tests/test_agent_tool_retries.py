@@ -161,7 +161,7 @@ async def test_retry_budget_is_visible_to_the_tool():
 async def test_calling_unknown_tools_past_the_retry_budget_raises():
     agent = Agent(scripted(call('ghost'), call('ghost'), call('ghost')), retries=1)
 
-    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum retries'):
+    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum output retries'):
         await agent.run('go')
 
 

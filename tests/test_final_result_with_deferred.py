@@ -81,5 +81,5 @@ async def test_empty_response_cut_off_by_the_token_limit_raises_at_once(parts: l
 async def test_empty_response_that_was_not_cut_off_is_still_retried():
     agent = Agent(scripted(ModelResponse(parts=[]), ModelResponse(parts=[]), ModelResponse(parts=[])))
 
-    with pytest.raises(UnexpectedModelBehavior, match='maximum retries'):
+    with pytest.raises(UnexpectedModelBehavior, match='maximum output retries'):
         await agent.run('go')

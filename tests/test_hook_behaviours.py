@@ -74,7 +74,7 @@ async def test_model_retry_from_model_request_hooks_counts_against_output_retrie
 
     agent = Agent(scripted(text('a'), text('b'), text('c')), capabilities=[hooks])
 
-    with pytest.raises(UnexpectedModelBehavior, match='maximum retries'):
+    with pytest.raises(UnexpectedModelBehavior, match='maximum output retries'):
         await agent.run('hi')
 
 

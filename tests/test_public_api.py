@@ -560,6 +560,17 @@ PUBLIC_API: dict[str, set[str]] = {
     'agent.capabilities.combined': {
         'CombinedCapability',
     },
+    'agent.capabilities.wrapper': {
+        'WrapperCapability',
+    },
+    'agent.capabilities.native_tool': {
+        'BuiltinTool',
+        'NativeTool',
+    },
+    'agent.capabilities.native_or_local': {
+        'BuiltinOrLocalTool',
+        'NativeOrLocalTool',
+    },
     'agent.profiles': {
         'DEFAULT_PROFILE',
         'ModelProfile',

@@ -61,7 +61,7 @@ async def test_retries_dict_without_output_key_leaves_the_output_budget_at_one()
             raise ModelRetry('say ok')
         return output
 
-    with pytest.raises(UnexpectedModelBehavior, match=r'maximum retries \(1\)'):
+    with pytest.raises(UnexpectedModelBehavior, match=r'maximum output retries \(1\)'):
         await agent.run('go')
 
 
