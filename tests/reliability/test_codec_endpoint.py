@@ -29,7 +29,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from deploy.codec_server import DEFAULT_MAX_INFLATED_PAYLOAD_BYTES, CodecServer
 from tests.durable.test_cli_contract import temporal
-from worker import start_dev_server
+from worker import start_dev_server, web_ui_url
 
 ROOT = Path(__file__).parents[2]
 GIB = 1 << 30
@@ -232,16 +232,17 @@ async def test_the_embedded_dev_server_endpoint_has_the_same_limits_and_allows_o
 ) -> None:
     env = await start_dev_server(ui=True)
     try:
-        port = int(env.client.service_client.config.target_host.rsplit(':', 1)[1])
-        ui = f'http://127.0.0.1:{port + 1000}'
+        ui = web_ui_url(env)
+        assert ui is not None
+        local = ui.replace('127.0.0.1', 'localhost')
         async with httpx2.AsyncClient(timeout=60) as http:
             endpoint = (await http.get(f'{ui}/api/v1/settings')).json()['Codec']['Endpoint']
             bombed = await http.post(f'{endpoint}/decode', json={'payloads': [bomb]}, headers={'Origin': ui})
-            local_ui = await http.options(f'{endpoint}/decode', headers={'Origin': f'http://localhost:{port + 1000}'})
+            local_ui = await http.options(f'{endpoint}/decode', headers={'Origin': local})
             other = await http.options(f'{endpoint}/decode', headers={'Origin': 'http://localhost:8233'})
     finally:
         await env.shutdown()
     assert bombed.status_code == 413
     assert bombed.headers['access-control-allow-origin'] == ui
-    assert local_ui.headers['access-control-allow-origin'] == f'http://localhost:{port + 1000}'
+    assert local_ui.headers['access-control-allow-origin'] == local
     assert 'access-control-allow-origin' not in other.headers
