@@ -22,6 +22,7 @@ import pydantic_core
 
 from agent._deferred import DeferredToolApprovalResult, DeferredToolCallResult, DeferredToolResults
 
+from ._data_converter import type_adapter
 from ._types import Rejection
 
 __all__ = ('InvalidInput', 'parse_deferred_results', 'parse_one', 'validate_json_value')
@@ -111,19 +112,9 @@ def parse_one(args: Sequence[Any], target: type[T], what: str, *, forbid_unknown
 def validate_json_value(value: Any, target: Any, what: str, prefix: str = '') -> Any:
     """`value` (decoded JSON) validated as `target`, through JSON so every type reads it as it would from the wire."""
     try:
-        return _adapter(target).validate_json(pydantic_core.to_json(value))
+        return type_adapter(target).validate_json(pydantic_core.to_json(value))
     except pydantic.ValidationError as exc:
         raise InvalidInput(f'{what} is invalid: {describe_errors(exc, prefix)}') from None
-
-
-_ADAPTERS: dict[Any, pydantic.TypeAdapter[Any]] = {}
-
-
-def _adapter(target: Any) -> pydantic.TypeAdapter[Any]:
-    adapter = _ADAPTERS.get(target)
-    if adapter is None:
-        adapter = _ADAPTERS[target] = pydantic.TypeAdapter(target)
-    return adapter
 
 
 _RESULT_FIELDS = ('approvals', 'calls', 'metadata')

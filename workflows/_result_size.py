@@ -9,22 +9,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pydantic
-
+from activities._handoff import PAGE_BUDGET, message_size, page_of
 from agent._parts import ModelMessage
 
 from ._types import AgentRunOutput, MessagePage
 
 __all__ = ('RESULT_MESSAGES_BUDGET', 'fit_result', 'message_page')
 
-RESULT_MESSAGES_BUDGET = 1_000_000
+RESULT_MESSAGES_BUDGET = PAGE_BUDGET
 """Bytes of message JSON a result or a query reply carries at most (half of Temporal's payload limit)."""
-
-_MESSAGE: pydantic.TypeAdapter[ModelMessage] = pydantic.TypeAdapter(ModelMessage)
-
-
-def _size(message: ModelMessage) -> int:
-    return len(_MESSAGE.dump_json(message))
 
 
 def fit_result(output: AgentRunOutput, budget: int = RESULT_MESSAGES_BUDGET) -> AgentRunOutput:
@@ -32,7 +25,7 @@ def fit_result(output: AgentRunOutput, budget: int = RESULT_MESSAGES_BUDGET) -> 
     messages = output.new_messages
     total, kept = 0, 0
     for message in reversed(messages):
-        total += _size(message)
+        total += message_size(message)
         if total > budget:
             break
         kept += 1
@@ -47,11 +40,4 @@ def message_page(
     """Up to `page.limit` messages from `page.offset`, fewer if they would pass `budget` bytes (at least one)."""
     if page.offset < 0 or page.limit < 1:
         raise ValueError(f'Invalid page {page}: offset must be >= 0 and limit >= 1.')
-    selected: list[ModelMessage] = []
-    total = 0
-    for message in messages[page.offset : page.offset + page.limit]:
-        total += _size(message)
-        if selected and total > budget:
-            break
-        selected.append(message)
-    return selected
+    return page_of(messages[: page.offset + page.limit], page.offset, budget)
