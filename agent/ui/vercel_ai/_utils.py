@@ -1,0 +1,45 @@
+"""Helpers shared by the Vercel AI stream and message mappings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic_core
+
+from agent._tool_parts import BaseToolReturnPart
+
+from ._models import ProviderMetadata
+
+__all__ = ('PROVIDER_METADATA_KEY', 'dump_provider_metadata', 'load_provider_metadata', 'tool_return_output')
+
+PROVIDER_METADATA_KEY = 'durable_agents'
+"""The key under which part ids, provider names/details and signatures travel in a part's provider metadata."""
+
+
+def dump_provider_metadata(**fields: Any) -> ProviderMetadata | None:
+    """The non-`None` fields wrapped under `PROVIDER_METADATA_KEY`, or `None` when there are none."""
+    kept = {key: value for key, value in fields.items() if value is not None}
+    return {PROVIDER_METADATA_KEY: kept} if kept else None
+
+
+def load_provider_metadata(metadata: ProviderMetadata | None) -> dict[str, Any]:
+    """Our fields from a part's provider metadata (an empty dict when absent or not an object)."""
+    ours = (metadata or {}).get(PROVIDER_METADATA_KEY)
+    return ours if isinstance(ours, dict) else {}
+
+
+def string_field(fields: dict[str, Any], key: str) -> str | None:
+    """`fields[key]` when it is a string: provider metadata comes from the client, so types are not trusted."""
+    value = fields.get(key)
+    return value if isinstance(value, str) else None
+
+
+def dict_field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
+    """`fields[key]` when it is an object (see `string_field`)."""
+    value = fields.get(key)
+    return value if isinstance(value, dict) else None  # pyright: ignore[reportUnknownVariableType]
+
+
+def tool_return_output(part: BaseToolReturnPart) -> Any:
+    """A tool result as JSON for a tool part's `output` (multi-modal content keeps its `kind` to come back)."""
+    return pydantic_core.to_jsonable_python(part.content, fallback=repr, bytes_mode='base64')
