@@ -8,7 +8,8 @@ between any two nodes and resumed from its state and the next node.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic
 
@@ -211,6 +212,17 @@ class _AgentNode(
 ):
     """The base of the agent graph's nodes: their state, dependencies and the result of the `End` they can reach."""
 
+    # Plain class attributes, not dataclass fields: they never take part in equality, repr or copies.
+    _graph: tuple[GraphAgentState, GraphAgentDeps[Any, Any]] | None = None
+    """The run the node was handed out by (set by `AgentRun`), so it can be streamed."""
+    _streamed_next: Any = None
+    """The node after this one, once `stream()` has run it."""
+
+    def _stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+        from ._node_stream import stream_node
+
+        return stream_node(self, ctx)
+
 
 @dataclass
 class UserPromptNode(_AgentNode[DepsT, OutputT]):
@@ -343,6 +355,17 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         state.message_history.append(response)
         return CallToolsNode(response)
 
+    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+        """Run the node now, streaming the model's response: `async with node.stream(agent_run.ctx) as events:`.
+
+        The events are the response's part events and `FinalResultEvent`; the run's loop then moves on to the
+        node after this one without asking the model again.
+
+        Raises:
+            UserError: the node was not handed out by `agent.iter()`, or has already been streamed.
+        """
+        return self._stream(ctx)
+
     async def run(
         self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
     ) -> CallToolsNode[DepsT, OutputT] | ModelRequestNode[DepsT, OutputT]:
@@ -351,6 +374,8 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         A model-request hook raising `ModelRetry` (rejecting the request or the response) asks the model again with a
         retry prompt, counted against the output retries.
         """
+        if self._streamed_next is not None:
+            return self._streamed_next
         ctx, request_context = await self.prepare(state, deps)
         try:
             if deps.event_sink is not None:
@@ -428,10 +453,20 @@ class CallToolsNode(_AgentNode[DepsT, OutputT]):
     resumed_parts: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
     """Results already known for some calls (when resuming with deferred tool results)."""
 
+    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+        """Run the node now, streaming its tool calls and results: `async with node.stream(agent_run.ctx) as events:`.
+
+        Raises:
+            UserError: the node was not handed out by `agent.iter()`, or has already been streamed.
+        """
+        return self._stream(ctx)
+
     async def run(
         self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
     ) -> ModelRequestNode[DepsT, OutputT] | End[FinalResult[OutputT]]:
         """Run the node."""
+        if self._streamed_next is not None:
+            return self._streamed_next
         from ._call_tools import handle_response
 
         return await handle_response(self, state, deps)
@@ -444,4 +479,8 @@ def check_output_retries(
     limit = deps.max_output_retries if max_retries is None else max_retries
     state.retries += 1
     if state.retries > limit:
+        from ._unusable_response import check_incomplete_tool_call
+
+        # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
+        check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
         raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({limit})', body=error)

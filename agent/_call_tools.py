@@ -26,8 +26,16 @@ from ._parts import (
     UserPromptPart,
 )
 from ._run_context import RunContext
-from ._tool_manager import ToolManager, ToolRetry
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, UnexpectedModelBehavior, UserError
+from ._tool_manager import ToolManager
+from ._unusable_response import check_incomplete_tool_call, check_unusable_response, no_output_message, recover_text
+from .exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolRetriesExhausted,
+    ToolRetryError,
+    UserError,
+)
 from .graph import End
 from .result import FinalResult
 
@@ -76,8 +84,7 @@ async def handle_response(
         deps.tool_manager = manager
     calls = response.tool_calls
     if not calls:
-        _check_cut_off(response, deps)
-        return await _handle_text(response, state, deps)
+        return await _handle_text(response, state, deps, manager)
 
     step = _StepResults()
     known = {p.tool_call_id: p for p in node.resumed_parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
@@ -133,17 +140,6 @@ async def handle_response(
 def _is_deferred_kind(call: ToolCallPart, manager: ToolManager[Any]) -> bool:
     tool_def = manager.get_tool_def(call.tool_name)
     return tool_def is not None and tool_def.kind in ('external', 'unapproved')
-
-
-def _check_cut_off(response: ModelResponse, deps: GraphAgentDeps[Any, Any]) -> None:
-    """A response with nothing usable that hit the token limit would hit it again: fail instead of retrying."""
-    if response.finish_reason != 'length' or not all(isinstance(p, ThinkingPart) for p in response.parts):
-        return
-    limit = deps.last_max_tokens if deps.last_max_tokens is not None else 'provider default'
-    raise UnexpectedModelBehavior(
-        f'Model token limit ({limit}) exceeded before any response was generated. Increase the `max_tokens` '
-        'model setting, or simplify the prompt so the response fits within the limit.'
-    )
 
 
 def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
@@ -237,13 +233,24 @@ def _output_context(
 
 
 async def _handle_text(
-    response: ModelResponse, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+    response: ModelResponse, state: GraphAgentState, deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
 ) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
+    schema = deps.output_schema
+    if all(isinstance(p, ThinkingPart) for p in response.parts):
+        # Nothing to act on (see `_unusable_response` for the order of these rules).
+        check_unusable_response(response, deps.last_max_tokens)
+        if schema.allows_text and (recovered := recover_text(state.message_history)) is not None:
+            try:
+                return End(FinalResult(await _text_output(recovered, state, deps)))
+            except (pydantic.ValidationError, ModelRetry):
+                pass  # the earlier text is no answer either: handled as if there were none
+        if not response.parts:
+            check_output_retries(state, deps, 'The model returned an empty response.')
+            return ModelRequestNode(ModelRequest(parts=[]))
     text = response.text
-    if text is not None and deps.output_schema.allows_text:
+    if text is not None and schema.allows_text:
         try:
-            ctx = _output_context(state, deps)
-            output = await process_text_output(text, deps.output_schema, deps.capability, ctx, deps.output_validators)
+            return End(FinalResult(await _text_output(text, state, deps)))
         except pydantic.ValidationError as exc:
             part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
             check_output_retries(state, deps, part.model_response())
@@ -251,14 +258,14 @@ async def _handle_text(
         except ModelRetry as exc:
             check_output_retries(state, deps, exc.message)
             return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
-        return End(FinalResult(output))
-    if text is not None:
-        names = ', '.join(deps.output_schema.tools)
-        message = f'Plain text responses are not permitted, please include your response in a tool call ({names}).'
-    else:
-        message = 'Responses without text or tool calls are not permitted; reply with text or call a tool.'
+    message = no_output_message(schema, has_function_tools=bool(manager.tools))
     check_output_retries(state, deps, message)
     return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+async def _text_output(text: str, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Any:
+    ctx = _output_context(state, deps)
+    return await process_text_output(text, deps.output_schema, deps.capability, ctx, deps.output_validators)
 
 
 def _batches(calls: list[ToolCallPart], manager: ToolManager[Any]) -> list[list[ToolCallPart]]:
@@ -337,9 +344,9 @@ async def _handle_call(
             # Arguments are validated before anyone is asked: a malformed call goes back to the model, not to a human.
             try:
                 await _validate_announced(call, manager, deps, step, approved=False, metadata=None)
-            except ToolRetry as retry:
-                step.parts[call.tool_call_id] = retry.prompt
-                await deps.emit(FunctionToolResultEvent(retry.prompt))
+            except ToolRetryError as retry:
+                step.parts[call.tool_call_id] = retry.tool_retry
+                await deps.emit(FunctionToolResultEvent(retry.tool_retry))
                 return
             step.defer(call, approval=tool_def.kind == 'unapproved', metadata=None)
             return
@@ -388,6 +395,12 @@ async def _validate_announced(
     step.announced.add(call.tool_call_id)
     try:
         args = await manager.validate_call(call, approved=approved, metadata=metadata)
+    except ToolRetriesExhausted:
+        if announce:
+            await deps.emit(FunctionToolCallEvent(call, args_valid=False))
+        # Arguments cut off by the token limit never validate: say so rather than "exceeded max retries".
+        check_incomplete_tool_call(manager.ctx.messages, deps.last_max_tokens)
+        raise
     except Exception:
         if announce:
             await deps.emit(FunctionToolCallEvent(call, args_valid=False))
@@ -410,9 +423,9 @@ async def _execute(
     try:
         args = await _validate_announced(call, manager, deps, step, approved=approved, metadata=metadata)
         value = await manager.execute_call(call, args, approved=approved, metadata=metadata)
-    except ToolRetry as retry:
-        step.parts[call.tool_call_id] = retry.prompt
-        await deps.emit(FunctionToolResultEvent(retry.prompt))
+    except ToolRetryError as retry:
+        step.parts[call.tool_call_id] = retry.tool_retry
+        await deps.emit(FunctionToolResultEvent(retry.tool_retry))
         return
     except ApprovalRequired as exc:
         step.defer(call, approval=True, metadata=exc.metadata)

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-__all__ = ('RunEnvironment', 'new_id', 'now_utc', 'use_environment', 'uuid7')
+__all__ = ('RunEnvironment', 'name_based_uuid', 'new_id', 'now_utc', 'use_environment', 'uuid7')
 
 
 def _system_now() -> datetime:
@@ -73,6 +73,11 @@ def uuid7() -> str:
     rand_b = env.random_bits(62)
     value = (millis << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b
     return str(uuid.UUID(int=value))
+
+
+def name_based_uuid(name: str) -> str:
+    """A UUID derived from `name` alone (UUIDv5), so the same name always gives the same id."""
+    return str(uuid.uuid5(uuid.NAMESPACE_OID, name))
 
 
 def new_id(prefix: str = '') -> str:

@@ -19,23 +19,15 @@ from ._parts import RetryPromptPart, ToolCallPart
 from ._ports import RunPorts
 from ._run_context import RunContext
 from ._tool_def import ToolDefinition
-from .exceptions import ModelRetry, ToolRetriesExhausted
+from .exceptions import ModelRetry, ToolRetriesExhausted, ToolRetryError
 
 if TYPE_CHECKING:
     from .capabilities import AbstractCapability
     from .toolsets import AbstractToolset, ToolsetTool
 
-__all__ = ('ToolManager', 'ToolRetry')
+__all__ = ('ToolManager',)
 
 DepsT = TypeVar('DepsT', default=None)
-
-
-class ToolRetry(Exception):
-    """A tool call failed in a way the model can fix; carries the retry prompt to send back."""
-
-    def __init__(self, prompt: RetryPromptPart) -> None:
-        self.prompt = prompt
-        super().__init__(prompt.model_response())
 
 
 @dataclass
@@ -88,18 +80,24 @@ class ToolManager(Generic[DepsT]):
             **changes,
         )
 
-    def _retry(self, call: ToolCallPart, tool: ToolsetTool[DepsT], content: Any) -> ToolRetry:
-        """Count a failure of `call`'s tool and build the retry, or raise once retries are used up."""
-        prompt = RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+    def _retry(self, call: ToolCallPart, tool: ToolsetTool[DepsT], content: Any) -> ToolRetryError:
+        """Count a failure of `call`'s tool and build the retry, or raise once retries are used up.
+
+        `content` is the prompt's content, or a `ToolRetryError` a hook raised with a prompt of its own.
+        """
+        if isinstance(content, ToolRetryError):
+            prompt = replace(content.tool_retry, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+        else:
+            prompt = RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
         if call.tool_name in self._failed_this_step:
             # Several failing calls of one tool in one response cost a single retry.
-            return ToolRetry(prompt)
+            return ToolRetryError(prompt)
         used = self.ctx.retries.get(call.tool_name, 0)
         if used >= tool.max_retries:
             raise ToolRetriesExhausted(call.tool_name, tool.max_retries, prompt)
         self.ctx.retries[call.tool_name] = used + 1
         self._failed_this_step.add(call.tool_name)
-        return ToolRetry(prompt)
+        return ToolRetryError(prompt)
 
     def unknown_tool_prompt(self, call: ToolCallPart) -> RetryPromptPart:
         """The retry prompt for a call to a tool that does not exist this step."""
@@ -117,7 +115,7 @@ class ToolManager(Generic[DepsT]):
         """Validate a call's arguments (with the tool-validate hooks).
 
         Raises:
-            ToolRetry: the arguments are invalid (or a validator raised `ModelRetry`).
+            ToolRetryError: the arguments are invalid (or a validator raised `ModelRetry`).
             ToolRetriesExhausted: the tool's retries are used up.
             KeyError: the tool does not exist (check `get_tool_def` first).
         """
@@ -146,6 +144,24 @@ class ToolManager(Generic[DepsT]):
             raise self._retry(call, tool, exc.errors(include_url=False, include_context=False)) from exc
         except ModelRetry as exc:
             raise self._retry(call, tool, exc.message) from exc
+        except ToolRetryError as exc:
+            raise self._retry(call, tool, exc) from exc
+
+    async def handle_call(self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None) -> Any:
+        """Validate a call's arguments and execute it: what the run does for each function tool call.
+
+        For code that calls the step's tools itself (`ctx.tool_manager`), e.g. a tool that runs other tools.
+
+        Raises:
+            ToolRetryError: the tool does not exist, its arguments are invalid, or it asked for a retry; the
+                error's `tool_retry` is the prompt to send back to the model.
+            ToolRetriesExhausted: the tool's retries are used up.
+            ApprovalRequired, CallDeferred: the tool deferred the call.
+        """
+        if call.tool_name not in self.tools:
+            raise ToolRetryError(self.unknown_tool_prompt(call))
+        args = await self.validate_call(call, approved=approved, metadata=metadata)
+        return await self.execute_call(call, args, approved=approved, metadata=metadata)
 
     async def execute_call(
         self, call: ToolCallPart, args: dict[str, Any], *, approved: bool = False, metadata: Any = None
@@ -153,27 +169,26 @@ class ToolManager(Generic[DepsT]):
         """Execute a validated call through the run's ports (with the tool-execute hooks and the tool's timeout).
 
         Raises:
-            ToolRetry: the tool raised `ModelRetry` or timed out, or a hook raised `ModelRetry` or a `ValidationError`.
+            ToolRetryError: the tool raised `ModelRetry` or timed out, or a hook raised `ModelRetry`, a
+                `ValidationError` or a `ToolRetryError` of its own.
             ToolRetriesExhausted: the tool's retries are used up.
             ApprovalRequired, CallDeferred: the tool deferred the call.
         """
         tool = self.tools[call.tool_name]
         ctx = self._call_ctx(call, tool, tool_call_approved=approved, tool_call_metadata=metadata)
         timeout = tool.tool_def.timeout
+        deadline = asyncio.timeout(timeout)
         try:
-            if timeout is None:
+            async with deadline:
                 result = await self.ports.execute_tool(ctx, call, tool, args, self.capability)
-            else:
-                deadline = asyncio.timeout(timeout)
-                try:
-                    async with deadline:
-                        result = await self.ports.execute_tool(ctx, call, tool, args, self.capability)
-                except TimeoutError as exc:
-                    if not deadline.expired():
-                        raise  # the tool's own TimeoutError, not our deadline
-                    raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
+        except TimeoutError as exc:
+            if not deadline.expired():
+                raise  # the tool's own TimeoutError, not our deadline
+            raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
         except ModelRetry as exc:
             raise self._retry(call, tool, exc.message) from exc
+        except ToolRetryError as exc:
+            raise self._retry(call, tool, exc) from exc
         except pydantic.ValidationError as exc:
             # A tool-execute hook validating the arguments or the result: the model gets the errors to fix.
             raise self._retry(call, tool, exc.errors(include_url=False, include_context=False)) from exc

@@ -132,8 +132,14 @@ class StreamedRunResult(Generic[OutputDataT]):
         if pending:
             yield pending if delta else text
 
-    async def stream_output(self) -> AsyncIterator[Any]:
-        """Stream the output as it grows: text so far, or the partially validated structured output."""
+    async def stream_output(self, *, debounce_by: float | None = None) -> AsyncIterator[Any]:
+        """Stream the output as it grows: text so far, or the partially validated structured output.
+
+        Args:
+            debounce_by: Skip the partial outputs that arrive within this many seconds of the last one yielded
+                (`None`, the default, yields every one). The final output is always yielded.
+        """
+        last_update = -float('inf')
         async for piece, part in self._updates():
             if piece is _RESET:
                 continue
@@ -153,6 +159,11 @@ class StreamedRunResult(Generic[OutputDataT]):
                     partial = await self._validate_partial(partial)
                 except ModelRetry:
                     continue
+            # The event loop's clock, as in `stream_text`: deterministic inside a workflow.
+            now = asyncio.get_running_loop().time()
+            if debounce_by is not None and now - last_update < debounce_by:
+                continue
+            last_update = now
             yield partial
         if self._result is not None:
             yield self._result.output
@@ -230,9 +241,9 @@ class StreamedRunResultSync(Generic[OutputDataT]):
         """Stream the final text output (see `StreamedRunResult.stream_text`)."""
         return self._drain(self._result.stream_text(delta=delta, debounce_by=debounce_by))
 
-    def stream_output(self) -> Iterator[OutputDataT]:
+    def stream_output(self, *, debounce_by: float | None = None) -> Iterator[OutputDataT]:
         """Stream the output as it grows (see `StreamedRunResult.stream_output`)."""
-        return self._drain(self._result.stream_output())
+        return self._drain(self._result.stream_output(debounce_by=debounce_by))
 
     def get_output(self) -> OutputDataT:
         """Wait for the run to finish and return its output."""

@@ -477,3 +477,16 @@ async def test_an_error_in_a_node_propagates_out_of_next():
         assert isinstance(node, ModelRequestNode)
         with pytest.raises(LookupError, match='no such thing'):
             await agent_run.next(node)
+
+
+async def test_stream_output_debounce_skips_partial_outputs_that_arrive_together_but_keeps_the_final():
+    agent = Agent(
+        streamed(tool_call('final_result', '{"name": "Par', 'is", "popul', 'ation": 21', '00000}')),
+        output_type=CityInfo,
+    )
+
+    async with agent.run_stream('City') as result:
+        outputs = [o async for o in result.stream_output(debounce_by=60)]
+
+    # The first partial output opens the window; everything after it within 60 s is skipped but the final output.
+    assert outputs == [{'name': 'Par'}, {'name': 'Paris', 'population': 2100000}]

@@ -14,7 +14,8 @@ before_X ──→ wrap_X(handler = the real operation)
 Which exceptions count as failures: any `Exception` except the `Skip*` signal of that point, which means
 "use this value instead" (raised from `before_X` or `wrap_X`; `after_X` still runs on the value). For tool
 execution, `ApprovalRequired` and `CallDeferred` are flow too and propagate untouched; `ModelRetry` is a
-failure, so an error hook may recover from it or re-raise it into the normal retry flow. Exceptions that
+failure, so an error hook may recover from it or re-raise it into the normal retry flow, while a `ToolRetryError`
+(a hook sending its own retry prompt) is flow and goes straight back to the model. Exceptions that
 are not `Exception`s (cancellation, `KeyboardInterrupt`) always propagate without any hook seeing them.
 Errors raised by `before_X` or `after_X` themselves also propagate: error hooks handle failures of the
 operation (including `wrap_X` middleware), not of the hooks that prepare or post-process it.
@@ -44,6 +45,7 @@ from agent.exceptions import (
     SkipModelRequest,
     SkipToolExecution,
     SkipToolValidation,
+    ToolRetryError,
 )
 
 from ._abstract import AbstractCapability, RawOutput
@@ -147,7 +149,7 @@ async def run_with_tool_validate_hooks(
         args = await cap.before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
         try:
             validated = await cap.wrap_tool_validate(ctx, call=call, tool_def=tool_def, args=args, handler=validate)
-        except SkipToolValidation:
+        except (SkipToolValidation, ToolRetryError):
             raise
         except Exception as error:
             validated = await cap.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
@@ -170,7 +172,7 @@ async def run_with_tool_execute_hooks(
         args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
         try:
             result = await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
-        except (SkipToolExecution, ApprovalRequired, CallDeferred):
+        except (SkipToolExecution, ApprovalRequired, CallDeferred, ToolRetryError):
             raise
         except Exception as error:
             result = await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)

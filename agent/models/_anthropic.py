@@ -25,6 +25,7 @@ from ._http import HTTPCall
 from ._http_model import HTTPModel, HTTPStreamedResponse
 from ._native_tools import native_field, native_kind
 from ._sse import JSONEvent
+from ._tool_choice import ToolChoiceMode, tools_for_request
 from ._wire import (
     as_dict,
     as_list,
@@ -114,7 +115,8 @@ class AnthropicModel(HTTPModel):
         system_prompts, wire_messages = anthropic_messages(messages)
         system = join_instructions(last_instructions(messages), *system_prompts, prompted_output_instructions(params))
         thinking, max_tokens = _thinking(settings, self.profile)
-        tools = [_tool(tool_def) for tool_def in [*params.function_tools, *params.output_tools]]
+        choice = tools_for_request(settings, params)
+        tools = [_tool(tool_def) for tool_def in choice.tools]
         tools += [_native_tool(tool) for tool in native_tools if native_kind(tool) != 'mcp_server']
         body: dict[str, Any] = {
             'model': self.model_name,
@@ -126,7 +128,7 @@ class AnthropicModel(HTTPModel):
             'stop_sequences': settings.get('stop_sequences'),
             'thinking': thinking,
             'tools': tools or None,
-            'tool_choice': _tool_choice(params, settings, thinking) if tools else None,
+            'tool_choice': _tool_choice(choice.mode, settings, thinking) if tools else None,
             'mcp_servers': [_mcp_server(t) for t in native_tools if native_kind(t) == 'mcp_server'] or None,
             'output_config': _output_config(params),
         }
@@ -174,7 +176,9 @@ class AnthropicModel(HTTPModel):
 
     def stream_response(self, events: AsyncIterator[JSONEvent], params: ModelRequestParameters) -> StreamedResponse:
         """A response reading Messages API stream events."""
-        return AnthropicStreamedResponse(params, events, model_name=self.model_name, provider_name=self.system)
+        return AnthropicStreamedResponse(
+            params, events, model_name=self.model_name, provider_name=self.system, provider_url=f'{self.base_url}/'
+        )
 
 
 class AnthropicStreamedResponse(HTTPStreamedResponse):
@@ -302,14 +306,15 @@ def _tool(tool_def: ToolDefinition) -> dict[str, Any]:
 
 
 def _tool_choice(
-    params: ModelRequestParameters, settings: ModelSettings, thinking: dict[str, Any] | None
+    mode: ToolChoiceMode, settings: ModelSettings, thinking: dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    # With thinking on, Anthropic only accepts an `auto` tool choice.
-    forced = not params.allow_text_output and not (thinking and thinking.get('type') == 'enabled')
-    choice: dict[str, Any] = {'type': 'any' if forced else 'auto'}
-    if settings.get('parallel_tool_calls') is False:
+    # With thinking on, Anthropic only accepts an `auto` (or `none`) tool choice: a required call becomes optional.
+    thinking_on = bool(thinking and thinking.get('type') == 'enabled')
+    kind = {'auto': 'auto', 'none': 'none', 'required': 'auto' if thinking_on else 'any'}[mode]
+    choice: dict[str, Any] = {'type': kind}
+    if settings.get('parallel_tool_calls') is False and kind != 'none':
         choice['disable_parallel_tool_use'] = True
-    return choice if forced or len(choice) > 1 else None
+    return choice if kind != 'auto' or len(choice) > 1 else None
 
 
 def _native_tool(tool: Any) -> dict[str, Any]:

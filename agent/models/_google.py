@@ -26,6 +26,7 @@ from ._http import HTTPCall
 from ._http_model import HTTPModel, HTTPStreamedResponse
 from ._native_tools import native_kind
 from ._sse import JSONEvent
+from ._tool_choice import tools_for_request
 from ._wire import (
     as_dict,
     as_list,
@@ -43,6 +44,7 @@ THINKING_BUDGETS: dict[str, int] = {'minimal': 512, 'low': 2048, 'medium': 8192,
 
 _THINKING_LEVELS = {'minimal': 'minimal', 'low': 'low', 'medium': 'medium', 'high': 'high', 'xhigh': 'high'}
 _NATIVE_TOOLS = frozenset({'web_search', 'code_execution', 'web_fetch'})
+_CALLING_MODES = {'auto': 'AUTO', 'none': 'NONE', 'required': 'ANY'}
 _NATIVE_TOOL_CONFIGS = {'web_search': 'googleSearch', 'code_execution': 'codeExecution', 'web_fetch': 'urlContext'}
 
 
@@ -103,15 +105,16 @@ class GoogleModel(HTTPModel):
         native_tools = params.native_tools  # settled by `prepare_request`: all supported
         system_prompts, contents = gemini_contents(messages, provider_name=self.system)
         system = join_instructions(last_instructions(messages), *system_prompts, prompted_output_instructions(params))
-        declarations = [_declaration(tool_def) for tool_def in [*params.function_tools, *params.output_tools]]
+        choice = tools_for_request(settings, params)
+        declarations = [_declaration(tool_def) for tool_def in choice.tools]
         tools: list[dict[str, Any]] = [{'functionDeclarations': declarations}] if declarations else []
         tools += [{_NATIVE_TOOL_CONFIGS[native_kind(tool)]: {}} for tool in native_tools]
         body: dict[str, Any] = {
             'contents': contents,
             'systemInstruction': {'parts': [{'text': system}]} if system else None,
             'tools': tools or None,
-            'toolConfig': {'functionCallingConfig': {'mode': 'ANY'}}
-            if declarations and not params.allow_text_output
+            'toolConfig': {'functionCallingConfig': {'mode': _CALLING_MODES[choice.mode]}}
+            if declarations and choice.mode != 'auto'
             else None,
             'generationConfig': _generation_config(settings, params, self.profile, self.model_name) or None,
         }
@@ -158,7 +161,9 @@ class GoogleModel(HTTPModel):
 
     def stream_response(self, events: AsyncIterator[JSONEvent], params: ModelRequestParameters) -> StreamedResponse:
         """A response reading `GenerateContentResponse` chunks."""
-        return GoogleStreamedResponse(params, events, model_name=self.model_name, provider_name=self.system)
+        return GoogleStreamedResponse(
+            params, events, model_name=self.model_name, provider_name=self.system, provider_url=f'{self.base_url}/'
+        )
 
 
 class GoogleStreamedResponse(HTTPStreamedResponse):

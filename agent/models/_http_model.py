@@ -163,9 +163,12 @@ class HTTPStreamedResponse(StreamedResponse):
         *,
         model_name: str,
         provider_name: str,
+        provider_url: str | None = None,
     ) -> None:
         """Create a response reading `events`."""
-        super().__init__(model_request_parameters, model_name=model_name, provider_name=provider_name)
+        super().__init__(
+            model_request_parameters, model_name=model_name, provider_name=provider_name, provider_url=provider_url
+        )
         self._events = events
         self._started: set[Hashable] = set()
 

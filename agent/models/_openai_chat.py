@@ -25,6 +25,7 @@ from ._openai_chat_messages import (
 )
 from ._openai_common import is_openai_api, openai_profile, output_schema_format, reasoning_effort, tool_strict
 from ._sse import JSONEvent
+from ._tool_choice import tools_for_request
 from ._wire import (
     as_dict,
     as_list,
@@ -91,7 +92,8 @@ class OpenAIChatModel(HTTPModel):
         """The Chat Completions request."""
         native_tools = params.native_tools  # settled by `prepare_request`: all supported
         instructions = join_instructions(last_instructions(messages), prompted_output_instructions(params))
-        tools = [_tool(tool_def) for tool_def in [*params.function_tools, *params.output_tools]]
+        choice = tools_for_request(settings, params)
+        tools = [_tool(tool_def) for tool_def in choice.tools]
         max_tokens_field = 'max_completion_tokens' if is_openai_api(self.provider) else 'max_tokens'
         body: dict[str, Any] = {
             'model': self.model_name,
@@ -109,8 +111,8 @@ class OpenAIChatModel(HTTPModel):
         }
         if tools:
             body['tools'] = tools
-            if not params.allow_text_output:
-                body['tool_choice'] = 'required'
+            if choice.mode != 'auto':
+                body['tool_choice'] = choice.mode
             body['parallel_tool_calls'] = settings.get('parallel_tool_calls')
         for tool in native_tools:
             if native_kind(tool) == 'web_search':
@@ -150,7 +152,9 @@ class OpenAIChatModel(HTTPModel):
 
     def stream_response(self, events: AsyncIterator[JSONEvent], params: ModelRequestParameters) -> StreamedResponse:
         """A response reading `chat.completion.chunk` events."""
-        return OpenAIChatStreamedResponse(params, events, model_name=self.model_name, provider_name=self.system)
+        return OpenAIChatStreamedResponse(
+            params, events, model_name=self.model_name, provider_name=self.system, provider_url=f'{self.base_url}/'
+        )
 
 
 class OpenAIChatStreamedResponse(HTTPStreamedResponse):

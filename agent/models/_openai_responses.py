@@ -26,6 +26,7 @@ from ._openai_responses_items import (
     responses_usage,
 )
 from ._sse import JSONEvent
+from ._tool_choice import tools_for_request
 from ._wire import (
     as_dict,
     as_list,
@@ -84,7 +85,8 @@ class OpenAIResponsesModel(HTTPModel):
     ) -> HTTPCall:
         """The Responses API request (stop sequences and seeds have no Responses equivalent)."""
         native_tools = params.native_tools  # settled by `prepare_request`: all supported
-        tools = [_tool(tool_def) for tool_def in [*params.function_tools, *params.output_tools]]
+        choice = tools_for_request(settings, params)
+        tools = [_tool(tool_def) for tool_def in choice.tools]
         tools += [_native_tool(tool) for tool in native_tools]
         effort = reasoning_effort(settings, self.profile)
         body: dict[str, Any] = {
@@ -98,8 +100,8 @@ class OpenAIResponsesModel(HTTPModel):
         }
         if tools:
             body['tools'] = tools
-            if not params.allow_text_output:
-                body['tool_choice'] = 'required'
+            if choice.mode != 'auto':
+                body['tool_choice'] = choice.mode
             body['parallel_tool_calls'] = settings.get('parallel_tool_calls')
         if effort is not None:
             body['reasoning'] = {'effort': effort, 'summary': 'auto'}
@@ -137,7 +139,9 @@ class OpenAIResponsesModel(HTTPModel):
 
     def stream_response(self, events: AsyncIterator[JSONEvent], params: ModelRequestParameters) -> StreamedResponse:
         """A response reading Responses API stream events."""
-        return OpenAIResponsesStreamedResponse(params, events, model_name=self.model_name, provider_name=self.system)
+        return OpenAIResponsesStreamedResponse(
+            params, events, model_name=self.model_name, provider_name=self.system, provider_url=f'{self.base_url}/'
+        )
 
 
 class OpenAIResponsesStreamedResponse(HTTPStreamedResponse):

@@ -34,6 +34,7 @@ class StreamedResponse(ABC):
         *,
         model_name: str,
         provider_name: str | None = None,
+        provider_url: str | None = None,
         timestamp: datetime | None = None,
     ) -> None:
         """Create a streamed response.
@@ -42,11 +43,13 @@ class StreamedResponse(ABC):
             model_request_parameters: The parameters of the request being answered.
             model_name: The model producing the response.
             provider_name: The provider serving the request.
+            provider_url: The base URL of the provider's API, for models reached over HTTP.
             timestamp: When the response started; now by default.
         """
         self.model_request_parameters = model_request_parameters
         self._model_name = model_name
         self._provider_name = provider_name
+        self._provider_url = provider_url
         self._timestamp = timestamp if timestamp is not None else now_utc()
         self._parts_manager = ModelResponsePartsManager()
         self._usage = RequestUsage()
@@ -102,6 +105,7 @@ class StreamedResponse(ABC):
             model_name=self.model_name,
             timestamp=self.timestamp,
             provider_name=self.provider_name,
+            provider_url=self.provider_url,
             provider_details=self.provider_details,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
@@ -121,6 +125,11 @@ class StreamedResponse(ABC):
     def provider_name(self) -> str | None:
         """The provider serving the request."""
         return self._provider_name
+
+    @property
+    def provider_url(self) -> str | None:
+        """The base URL of the provider's API, if the model is reached over HTTP."""
+        return self._provider_url
 
     @property
     def timestamp(self) -> datetime:

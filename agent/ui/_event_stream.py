@@ -21,10 +21,10 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeAlias, cast
-from uuid import uuid4
 
 from typing_extensions import TypeVar
 
+from agent._env import uuid7
 from agent._events import (
     AgentStreamEvent,
     FinalResultEvent,
@@ -114,7 +114,7 @@ class UIEventStream(ABC, UIEventHooks[EventT], Generic[RunInputT, EventT, AgentD
     """The protocol's run input the stream answers."""
     accept: str | None = None
     """The request's `Accept` header, for protocols that can encode their events more than one way."""
-    message_id: str = field(default_factory=lambda: str(uuid4()))
+    message_id: str = field(default_factory=lambda: uuid7())
     """The id of the message the next events belong to."""
     _turn: _Turn = None
     _result: AgentRunResult[OutputDataT] | None = None
@@ -126,7 +126,7 @@ class UIEventStream(ABC, UIEventHooks[EventT], Generic[RunInputT, EventT, AgentD
 
     def new_message_id(self) -> str:
         """Start a new message: generate a fresh id, store it in `message_id` and return it."""
-        self.message_id = str(uuid4())
+        self.message_id = uuid7()
         return self.message_id
 
     @property

@@ -8,11 +8,11 @@ error or denial. A call with no result yet is waiting for the user: on AI SDK v6
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from agent._content import AudioUrl, BinaryContent, DocumentUrl, ImageUrl, TextContent, VideoUrl
+from agent._env import name_based_uuid
 from agent._parts import (
     FilePart,
     ModelMessage,
@@ -55,7 +55,7 @@ def default_message_id(message: ModelMessage, role: Role, index: int) -> str:
     if message.run_id:
         return f'{message.run_id}-{index}'
     stamp = message.timestamp.isoformat() if message.timestamp else ''
-    return str(uuid.uuid5(uuid.NAMESPACE_OID, f'{stamp}-{message.kind}-{role}-{index}'))
+    return name_based_uuid(f'{stamp}-{message.kind}-{role}-{index}')
 
 
 def dump_ui_messages(

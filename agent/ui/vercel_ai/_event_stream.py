@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, Literal
-from uuid import uuid4
 
+from agent._env import uuid7
 from agent._events import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -120,7 +120,7 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         messages = self.run_input.messages
         if messages and messages[-1].role == 'assistant':
             return messages[-1].id
-        return str(uuid4())
+        return uuid7()
 
     # ----- the message and its steps -----
 

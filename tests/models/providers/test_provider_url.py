@@ -66,3 +66,23 @@ async def test_a_custom_base_url_is_recorded_with_a_trailing_slash():
     result = await Agent(OpenAIChatModel('gpt-4o', provider=provider)).run('What is the capital of France?')
 
     assert result.response.provider_url == 'http://localhost:11434/v1/'
+
+
+@pytest.mark.parametrize(
+    ('fixture', 'factory', 'provider_url'),
+    [
+        ('openai_chat/text_stream', openai_chat, 'https://api.openai.com/v1/'),
+        ('openai_responses/text_stream', openai_responses, 'https://api.openai.com/v1/'),
+        ('anthropic/text_stream', anthropic, 'https://api.anthropic.com/'),
+        ('google/text_stream', google, 'https://generativelanguage.googleapis.com/v1beta/'),
+    ],
+)
+async def test_a_streamed_response_records_the_base_url_of_the_provider_that_answered(
+    fixture: str, factory: ModelFactory, provider_url: str
+):
+    server = ScriptedProvider.load(fixture)
+
+    async with Agent(factory(server)).run_stream('What is the capital of France?') as result:
+        await result.get_output()
+
+    assert result.response.provider_url == provider_url

@@ -1,0 +1,174 @@
+"""`AGUIAdapter`: an AG-UI `RunAgentInput` as an agent run.
+
+What the run input carries and where it goes:
+
+- `messages` -> the run's (sanitized) history, see `_load`;
+- `tools` -> the frontend's tools, offered to the model as deferred tools (`_toolset`);
+- `state` -> the deps' state when the deps are a `StateHandler` such as `StateDeps`;
+- `resume` -> `DeferredToolResults`: the client's answers to the approval interrupts of the last run
+  (`_interrupts`);
+- `threadId` -> the run's conversation id.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ag_ui.core import BaseEvent, Message, RunAgentInput
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from agent.capabilities import AbstractCapability
+from agent.messages import ModelMessage
+from agent.models import Model
+from agent.output import OutputSpec
+from agent.settings import ModelSettings
+from agent.tools import DeferredToolResults
+from agent.toolsets import AbstractToolset
+from agent.ui._adapter import Metadata, UIAdapter
+from agent.ui._event_stream import AgentDepsT, NativeEvent, OutputDataT
+from agent.ui._state import StateHandler
+from agent.usage import RunUsage, UsageLimits
+
+from ._dump import dump_messages
+from ._event_stream import AGUIEventStream
+from ._interrupts import interrupt_tool_call_id, resume_to_deferred_tool_results
+from ._load import MessageLoadError, load_messages
+from ._toolset import frontend_toolset
+
+__all__ = ('AGUIAdapter',)
+
+
+@dataclass
+class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, OutputDataT]):
+    """Runs an agent for an AG-UI request (`RunAgentInput`) and streams AG-UI events (see the module docstring).
+
+    `AGUIAdapter.dispatch_request(request, agent=agent)` answers a Starlette/FastAPI request end to end;
+    `handle_ag_ui_request` and `AGUIApp` wrap it.
+    """
+
+    _state_handler: StateHandler | None = field(default=None, init=False, repr=False)
+
+    @classmethod
+    def build_run_input(cls, body: bytes) -> RunAgentInput:
+        """Decode and check an AG-UI request body.
+
+        Beyond the protocol's schema, the messages must make a history (every tool message answers a tool call
+        made before it, inline data is base64) and every resume entry must answer an approval interrupt.
+
+        Raises:
+            pydantic.ValidationError: The body is not a valid run input; the errors say where and why.
+        """
+        run_input = RunAgentInput.model_validate_json(body)
+        errors: list[InitErrorDetails] = []
+        # Loading the messages now makes a history that cannot be loaded a 422 instead of a stream that fails
+        # later; the messages are loaded again (with their warnings) for the run.
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                load_messages(run_input.messages)
+        except MessageLoadError as e:
+            errors.append(_error(('messages', e.index), e.reason, run_input.messages[e.index]))
+        for index, entry in enumerate(run_input.resume or []):
+            if interrupt_tool_call_id(entry.interrupt_id) is None:
+                reason = f'{entry.interrupt_id!r} is not the id of an interrupt this agent sent'
+                errors.append(_error(('resume', index, 'interruptId'), reason, entry.interrupt_id))
+        if errors:
+            raise ValidationError.from_exception_data(RunAgentInput.__name__, errors)
+        return run_input
+
+    @classmethod
+    def load_messages(cls, messages: Sequence[Message]) -> list[ModelMessage]:
+        """AG-UI messages as agent messages.
+
+        Raises:
+            ValueError: A tool message answers no earlier tool call, or inline data is not base64.
+        """
+        return load_messages(messages)
+
+    @classmethod
+    def dump_messages(cls, messages: Sequence[ModelMessage]) -> list[Message]:
+        """Agent messages as AG-UI messages, e.g. to send a stored conversation to a frontend."""
+        return dump_messages(messages)
+
+    def build_event_stream(self) -> AGUIEventStream[AgentDepsT, OutputDataT]:
+        """A new AG-UI event stream for this run input (it reports the state of the deps given to the run)."""
+        return AGUIEventStream(self.run_input, accept=self.accept, state_handler=self._state_handler)
+
+    @cached_property
+    def messages(self) -> list[ModelMessage]:
+        """The run input's messages as agent messages (not yet sanitized)."""
+        return load_messages(self.run_input.messages)
+
+    @cached_property
+    def toolset(self) -> AbstractToolset[AgentDepsT] | None:
+        """The frontend's tools, executed by the frontend: a call to one ends the run for the client to answer."""
+        if not self.run_input.tools:
+            return None
+        return frontend_toolset(self.run_input.tools)
+
+    @cached_property
+    def state(self) -> dict[str, Any] | None:
+        """The frontend's state, when it is a non-empty object."""
+        state: Any = self.run_input.state
+        return state if isinstance(state, dict) and state else None  # pyright: ignore[reportUnknownVariableType]
+
+    @cached_property
+    def deferred_tool_results(self) -> DeferredToolResults | None:
+        """The client's answers to the approval interrupts of the previous run (`RunAgentInput.resume`)."""
+        return resume_to_deferred_tool_results(self.run_input.resume or [])
+
+    @cached_property
+    def conversation_id(self) -> str | None:
+        """The AG-UI thread id."""
+        return self.run_input.thread_id
+
+    def run_stream_native(
+        self,
+        *,
+        output_type: OutputSpec | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        deferred_tool_results: DeferredToolResults | None = None,
+        conversation_id: str | None = None,
+        model: Model | str | None = None,
+        instructions: Any = None,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        usage_limits: UsageLimits | None = None,
+        usage: RunUsage | None = None,
+        metadata: Metadata | None = None,
+        infer_name: bool = True,
+        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
+        capabilities: Sequence[AbstractCapability[AgentDepsT]] | None = None,
+    ) -> AsyncIterator[NativeEvent]:
+        """`UIAdapter.run_stream_native`, remembering deps that carry state so the event stream can send it."""
+        # The event stream is built after this call (`run_stream` passes this call's result to it).
+        self._state_handler = deps if isinstance(deps, StateHandler) else None
+        return super().run_stream_native(
+            output_type=output_type,
+            message_history=message_history,
+            deferred_tool_results=deferred_tool_results,
+            conversation_id=conversation_id,
+            model=model,
+            instructions=instructions,
+            deps=deps,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+            usage=usage,
+            metadata=metadata,
+            infer_name=infer_name,
+            toolsets=toolsets,
+            capabilities=capabilities,
+        )
+
+
+def _error(loc: tuple[str | int, ...], reason: str, value: Any) -> InitErrorDetails:
+    return InitErrorDetails(
+        type=PydanticCustomError('ag_ui_run_input', '{reason}', {'reason': reason}),
+        loc=loc,
+        input=value.model_dump(by_alias=True) if hasattr(value, 'model_dump') else value,
+    )
