@@ -7,8 +7,9 @@ Activity names are stable and explicit, so renaming Python code never breaks a r
 - `agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls wait for results.
 - `agent.<agent>.toolset.<id>.list_tools`: the tools of a networked toolset (an MCP server with that `id`).
 
-With an event stream handler, the model request is streamed from the provider and the handler gets its
-events as they arrive; tool activities pass it their call and result events.
+With an event stream handler (or a capability watching the event stream, like `ProcessEventStream`), the model
+request is streamed from the provider and the handler gets its events as they arrive; tool activities pass it
+their call and result events.
 
 The I/O-wrapping hooks on the activity side (all of them unless a capability moved some to the workflow
 with `hook_sides`) run here, next to the call they wrap.
@@ -26,7 +27,6 @@ from pydantic import ValidationError
 from temporalio import activity
 
 from agent import Agent
-from agent._agent_run_setup import assemble_toolset
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
 from agent._run_context import RunContext
@@ -38,7 +38,7 @@ from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
 from ._errors import configuration_error, to_application_error
-from ._event_streams import EventStreamHandler, HandlerStream, streamed_request, tool_events
+from ._event_streams import EventStreamHandler, HandlerStream, activity_handler, streamed_request, tool_events
 from ._handoff import handoff_activities
 from ._history_recovery import recover_from_history
 from ._message_store import message_hash, worker_store
@@ -53,6 +53,7 @@ from ._redaction import remember_model_key
 from ._remote_toolsets import RemoteToolsets
 from ._request_resolution import resolve_request
 from ._run_capabilities import RunCapabilities
+from ._run_toolsets import run_toolset
 from ._stickiness import release_stickiness_on_retry
 from ._tool_result_size import check_result_size
 from ._tool_results import result_kind
@@ -82,12 +83,14 @@ def agent_activities(
 
     `remote` holds the agent's networked toolsets (MCP servers) for the worker: each gets a list-tools activity,
     and every activity uses their live connections. The caller closes it when the worker stops.
-    `event_stream_handler` receives the events of each model request (streamed) and tool call as they happen
-    (see `activities._event_streams`).
+    `event_stream_handler` receives the events of each model request (streamed) and tool call as they happen,
+    through the capabilities' `wrap_run_event_stream` (see `activities._event_streams`).
     """
     combined = CombinedCapability(list(agent.capabilities))
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
-    # The toolset, though, is the agent's whole one: capabilities' toolsets and wrappers included.
+    # The toolset, though, is the run's whole one: capabilities' toolsets and wrappers included, asked for its
+    # per-run and per-step instances (see `activities._run_toolsets`); and the event stream passes through the
+    # capabilities' `wrap_run_event_stream`, as the events happen here (see `activities._event_streams`).
     capabilities = RunCapabilities(combined)
     deps_adapter = (
         serializable_deps_adapter(agent.deps_type, agent_name=name) if agent.deps_type is not type(None) else None
@@ -145,10 +148,12 @@ def agent_activities(
                 model_request_parameters=parameters,
             )
             capability = await capabilities.for_activity(ctx)
-            if event_stream_handler is None:
+            run_capability = await capabilities.for_run(ctx)
+            handler = activity_handler(event_stream_handler, run_capability)
+            if handler is None:
                 response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
             else:
-                async with HandlerStream(event_stream_handler, ctx) as events:
+                async with HandlerStream(handler, ctx, run_capability) as events:
                     call = streamed_request(ctx, events)
                     response = await with_heartbeats(
                         run_with_model_request_hooks(capability, ctx, request_context, call)
@@ -169,12 +174,11 @@ def agent_activities(
         release_stickiness_on_retry()
         before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
         ctx = run_context(inp.ctx)
-        toolset = assemble_toolset(agent, combined, None)
         try:
-            if remote is not None:
-                toolset = await remote.pooled(toolset)
+            run_capability = await capabilities.for_run(ctx)
             capability = await capabilities.for_activity(ctx)
-            async with toolset:
+            handler = activity_handler(event_stream_handler, run_capability)
+            async with run_toolset(agent, run_capability, remote, ctx) as toolset:
                 tools = await toolset.get_tools(ctx)
                 tool = tools.get(inp.call.tool_name)
                 if tool is None:
@@ -196,10 +200,10 @@ def agent_activities(
                     check_result_size(result, inp.max_result_bytes)
                     return result
 
-                if event_stream_handler is None:
+                if handler is None:
                     result = await with_heartbeats(execute())
                 else:
-                    async with HandlerStream(event_stream_handler, ctx) as events:
+                    async with HandlerStream(handler, ctx, run_capability) as events:
                         result = await with_heartbeats(tool_events(events, inp.call, execute))
             kind = result_kind(result)
             # A plain result is kept here too, so the next model request can name it instead of resending it.

@@ -6,6 +6,12 @@ queue), and a workflow only sees a model response once it is complete. So in a d
 activity streams the response from the provider and hands the events to the handler as they arrive, and the
 tool activity hands it the call and result events of its tool. Each activity calls the handler once with the
 events of its own call, in order.
+
+The capabilities' `wrap_run_event_stream` hooks (`ProcessEventStream`) sit between the events and the handler, so
+they run here too, once per activity around that activity's events: a watcher sees each model request's and tool
+call's events as they happen, and what a rewriter yields is what the handler gets. As in-process, such a hook turns
+streaming on even when the agent has no handler. Unlike in-process, where the hook gets one stream for the whole
+run, it gets one stream per activity (a run's events happen in several activities, possibly on several workers).
 """
 
 from __future__ import annotations
@@ -14,27 +20,48 @@ import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeGuard
 
 from agent._events import FunctionToolCallEvent, FunctionToolResultEvent
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
 from agent._run_context import RunContext
+from agent.capabilities import AbstractCapability
+from agent.capabilities._process_event_stream import consume_event_stream
 from agent.exceptions import ModelRetry
 
-__all__ = ('EventStreamHandler', 'HandlerStream', 'streamed_request', 'tool_events')
+__all__ = ('EventStreamHandler', 'HandlerStream', 'activity_handler', 'streamed_request', 'tool_events')
 
 EventStreamHandler = Callable[[RunContext[Any], AsyncIterator[Any]], Any]
 
 _END = object()
 
 
-class HandlerStream:
-    """Feeds events to an event stream handler running alongside, and waits for it to finish on exit."""
+def _wraps_event_stream(capability: AbstractCapability[Any] | None) -> TypeGuard[AbstractCapability[Any]]:
+    return capability is not None and 'wrap_run_event_stream' in capability.hook_names()
 
-    def __init__(self, handler: EventStreamHandler, ctx: RunContext[Any]) -> None:
+
+def activity_handler(
+    handler: EventStreamHandler | None, capability: AbstractCapability[Any]
+) -> EventStreamHandler | None:
+    """The handler an activity streams its events to: `handler`, or a reader if only a capability watches them."""
+    if handler is None and _wraps_event_stream(capability):
+        return consume_event_stream
+    return handler
+
+
+class HandlerStream:
+    """Feeds events to an event stream handler running alongside, and waits for it to finish on exit.
+
+    With `capability`, the events pass through its `wrap_run_event_stream` on their way to the handler.
+    """
+
+    def __init__(
+        self, handler: EventStreamHandler, ctx: RunContext[Any], capability: AbstractCapability[Any] | None = None
+    ) -> None:
         self._handler = handler
         self._ctx = ctx
+        self._capability = capability
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
@@ -43,7 +70,10 @@ class HandlerStream:
             yield event
 
     async def _run(self) -> None:
-        result = self._handler(self._ctx, self._events())
+        events: AsyncIterator[Any] = self._events()
+        if _wraps_event_stream(self._capability):
+            events = aiter(self._capability.wrap_run_event_stream(self._ctx, stream=events))
+        result = self._handler(self._ctx, events)
         if inspect.isawaitable(result):
             await result
 

@@ -36,20 +36,28 @@ class RunCapabilities:
         self._combined = combined
         self._shared = split_by_side(combined)[1]
         self._per_run = _has_per_run_state(combined)
-        self._runs: LruStore[str, AbstractCapability[Any]] = LruStore(max_runs)
+        # Per run id: the whole per-run capability and its activity-side half.
+        self._runs: LruStore[str, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = LruStore(max_runs)
 
-    async def for_activity(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
-        """The capability whose I/O hooks wrap this activity's call."""
+    async def _for_run(self, ctx: RunContext[Any]) -> tuple[AbstractCapability[Any], AbstractCapability[Any]]:
         if not self._per_run or not ctx.run_id:
-            return self._shared
-        capability = self._runs.get(ctx.run_id)
-        if capability is None:
+            return self._combined, self._shared
+        found = self._runs.get(ctx.run_id)
+        if found is None:
             try:
                 per_run = await self._combined.for_run(ctx)
             except UserError as error:
                 # `for_run` read a run context field that does not cross into activities (see `NotCrossed`).
                 log.warning('for_run could not run in an activity (%s); using the registered capabilities', error)
                 per_run = self._combined
-            capability = split_by_side(per_run)[1]
-            self._runs.put(ctx.run_id, capability)
-        return capability
+            found = (per_run, split_by_side(per_run)[1])
+            self._runs.put(ctx.run_id, found)
+        return found
+
+    async def for_run(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        """The run's whole capability, as in-process: its toolsets, toolset wrapper and event stream hook."""
+        return (await self._for_run(ctx))[0]
+
+    async def for_activity(self, ctx: RunContext[Any]) -> AbstractCapability[Any]:
+        """The capability whose I/O hooks wrap this activity's call."""
+        return (await self._for_run(ctx))[1]

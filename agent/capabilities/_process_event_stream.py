@@ -1,9 +1,10 @@
 """`ProcessEventStream`: hands the run's event stream to a function that watches it or rewrites it.
 
 A capability with a `wrap_run_event_stream` hook makes a run stream its events even when no
-`event_stream_handler` is given, so the function always sees them. In a durable run the events are produced
-in the activities, which pass them to the durable agent's event stream handler; this capability's hook belongs to
-the workflow side and does not see them there.
+`event_stream_handler` is given, so the function always sees them. In a durable run the events happen in the
+activities, so the hook runs there, between them and the event stream handler: once per activity, with that
+activity's events (a model request's streamed events, or one tool call's call and result events), rather than
+once per run with all of them.
 """
 
 from __future__ import annotations

@@ -1,15 +1,18 @@
 """Which side of a durable run each capability hook runs on: the workflow or the activity.
 
-Control-flow hooks (run, node, `prepare_tools`, tool validation, the event stream) steer the run, so
-they run in the workflow and must be deterministic. The hooks that wrap I/O itself — model requests
-and tool executions, in all four variants — run by default in the activity, next to the call they
-wrap, where they may do I/O. A capability can move any of those eight to the workflow side (e.g. a
-deterministic `before_model_request` that edits messages) with a class attribute:
+Control-flow hooks (run, node, `prepare_tools`, tool validation) steer the run, so they run in the
+workflow and must be deterministic. The hooks that wrap I/O itself — model requests and tool
+executions, in all four variants — run by default in the activity, next to the call they wrap, where
+they may do I/O. A capability can move any of those eight to the workflow side (e.g. a deterministic
+`before_model_request` that edits messages) with a class attribute:
 
 ```python
 class TrimHistory(AbstractCapability[Any]):
     hook_sides = {'before_model_request': 'workflow'}
 ```
+
+`wrap_run_event_stream` (e.g. `ProcessEventStream`) runs in the activities too, where the events happen,
+around each activity's events on their way to the event stream handler (see `activities._event_streams`).
 
 In-process runs ignore sides: every hook runs where the call happens.
 """
