@@ -37,7 +37,15 @@ from activities._remote_toolsets import RemoteToolsets
 from agent import Agent, UserError
 from agent._agent_run_setup import assemble_toolset
 from agent.capabilities import CombinedCapability, split_by_side
-from workflows import AgentWorkflow, DurableAgent, data_converter, register_agent, with_data_converter
+from workflows import (
+    AgentWorkflow,
+    DurableAgent,
+    EncryptionCodec,
+    data_converter,
+    register_agent,
+    with_data_converter,
+    with_encryption,
+)
 
 if TYPE_CHECKING:
     from temporalio.testing import WorkflowEnvironment
@@ -124,7 +132,10 @@ async def start_dev_server(
         ui_port = _free_port()
         origins = [f'http://{host}:{ui_port}' for host in ('127.0.0.1', 'localhost')]
         # A daemon thread: it serves for as long as the process that runs the dev server.
-        extra += ['--ui-codec-endpoint', CodecServer(allowed_origins=origins).start().url]
+        # It decrypts what this process's workers encrypt, with the same keys.
+        codec = converter.payload_codec
+        keys = codec if isinstance(codec, EncryptionCodec) else EncryptionCodec.from_env()
+        extra += ['--ui-codec-endpoint', CodecServer(allowed_origins=origins, codec=keys).start().url]
     env = await WorkflowEnvironment.start_local(
         namespace=namespace,
         data_converter=converter,
@@ -177,8 +188,12 @@ def build_worker(
 ) -> Worker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
 
+    With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
+    codec on `client`, the worker encrypts every payload it writes.
+
     Raises:
-        UserError: for an invalid or duplicate agent name, or an agent whose deps cannot be serialized.
+        UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, or
+            malformed encryption keys.
     """
     activities: list[Any] = []
     remote: list[RemoteToolsets] = []
@@ -212,7 +227,7 @@ def build_worker(
     # Every workflow and activity task records the worker's build id; the SDK's default is 32 characters.
     worker_options.setdefault('build_id', code_build_id(durable_agents))
     return AgentWorker(
-        with_data_converter(client),
+        with_encryption(with_data_converter(client)),
         remote_toolsets=remote,
         task_queue=task_queue,
         workflows=[AgentWorkflow],

@@ -22,14 +22,16 @@ from ._events import AgentStreamEvent
 from ._model_request_context import ModelRequestContext
 from ._spec import AgentSpec
 from ._template import TemplateStr
-from .agent import Agent, EndStrategy, capture_run_messages
+from .agent import Agent, AgentRetries, EndStrategy, capture_run_messages
 from .capabilities import AgentCapability, AgentModelSettings, CapabilityFunc
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
+from .embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
 from .exceptions import (
     AgentRunError,
     ApprovalRequired,
     CallDeferred,
     ConcurrencyLimitExceeded,
+    FallbackExceptionGroup,
     IncompleteToolCall,
     ModelAPIError,
     ModelHTTPError,
@@ -37,6 +39,7 @@ from .exceptions import (
     SkipModelRequest,
     SkipToolExecution,
     SkipToolValidation,
+    UndrainedPendingMessagesError,
     UnexpectedModelBehavior,
     UsageLimitExceeded,
     UserError,
@@ -100,16 +103,27 @@ from .messages import (
 from .models.concurrency import ConcurrencyLimitedModel, limit_model_concurrency
 from .native_tools import (
     CodeExecutionTool,
+    FileSearchTool,
     ImageGenerationTool,
     MCPServerTool,
+    MemoryTool,
+    UrlContextTool,  # pyright: ignore[reportDeprecated]
     WebFetchTool,
     WebSearchTool,
     WebSearchUserLocation,
+    XSearchTool,
 )
 from .output import NativeOutput, PromptedOutput, StructuredDict, TextOutput, ToolOutput
-from .profiles import DEFAULT_PROFILE, ModelProfile, ModelProfileSpec
+from .profiles import (
+    DEFAULT_PROFILE,
+    InlineDefsJsonSchemaTransformer,
+    JsonSchemaTransformer,
+    ModelProfile,
+    ModelProfileSpec,
+)
+from .result import AgentEventStream
 from .run import AgentRun, AgentRunResult, AgentRunResultEvent
-from .settings import ModelSettings
+from .settings import ModelSettings, ToolChoice, ToolOrOutput
 from .tools import (
     AgentNativeTool,
     DeferredToolRequests,
@@ -146,8 +160,10 @@ __all__ = (
     'AbstractToolset',
     'Agent',
     'AgentCapability',
+    'AgentEventStream',
     'AgentModelSettings',
     'AgentNativeTool',
+    'AgentRetries',
     'AgentRun',
     'AgentRunError',
     'AgentRunResult',
@@ -182,9 +198,15 @@ __all__ = (
     'DocumentFormat',
     'DocumentMediaType',
     'DocumentUrl',
+    'Embedder',
+    'EmbeddingModel',
+    'EmbeddingResult',
+    'EmbeddingSettings',
     'EndStrategy',
     'ExternalToolset',
+    'FallbackExceptionGroup',
     'FilePart',
+    'FileSearchTool',
     'FileUrl',
     'FilteredToolset',
     'FinalResultEvent',
@@ -199,8 +221,11 @@ __all__ = (
     'ImageUrl',
     'IncludeReturnSchemasToolset',
     'IncompleteToolCall',
+    'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
+    'JsonSchemaTransformer',
     'MCPServerTool',
+    'MemoryTool',
     'ModelAPIError',
     'ModelHTTPError',
     'ModelMessage',
@@ -253,16 +278,20 @@ __all__ = (
     'ToolCallEvent',
     'ToolCallPart',
     'ToolCallPartDelta',
+    'ToolChoice',
     'ToolDefinition',
     'ToolDenied',
+    'ToolOrOutput',
     'ToolOutput',
     'ToolResultEvent',
     'ToolReturn',
     'ToolReturnPart',
     'ToolsetFunc',
     'ToolsetTool',
+    'UndrainedPendingMessagesError',
     'UnexpectedModelBehavior',
     'UploadedFile',
+    'UrlContextTool',
     'UsageLimitExceeded',
     'UsageLimits',
     'UserContent',
@@ -276,6 +305,7 @@ __all__ = (
     'WebSearchTool',
     'WebSearchUserLocation',
     'WrapperToolset',
+    'XSearchTool',
     '__version__',
     'capture_run_messages',
     'format_as_xml',

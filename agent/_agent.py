@@ -9,11 +9,12 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Generic, Literal, TypedDict, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 import pydantic
 from typing_extensions import TypeIs, TypeVar
 
+from ._abstract_agent import AbstractAgent
 from ._agent_context import AgentContextMixin
 from ._agent_decorators import AgentDecoratorsMixin
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
@@ -38,6 +39,11 @@ from .settings import ModelSettings
 from .toolsets import AbstractToolset, DynamicToolset, FunctionToolset
 from .usage import RunUsage, UsageLimits
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from .ui.ag_ui import AGUIApp
+
 __all__ = ('Agent', 'AgentRetries', 'EndStrategy', 'capture_run_messages')
 
 
@@ -60,7 +66,9 @@ class AgentRetries(TypedDict, total=False):
     """How often output validation may fail before the run fails."""
 
 
-class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDepsT], Generic[AgentDepsT, OutputDataT]):
+class Agent(
+    AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT]
+):
     """An agent: a model, instructions, tools, capabilities and an output type.
 
     ```python
@@ -457,6 +465,36 @@ class Agent(AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDep
         resolved = self._resolve_model(model) if (model or self._model) is not None else None
         ctx = RunContext[AgentDepsT](deps=deps, model=resolved, usage=RunUsage(), agent=self)  # pyright: ignore[reportArgumentType]
         return asyncio.run(self._system_prompt_parts(ctx))
+
+    def to_ag_ui(self, **kwargs: Any) -> AGUIApp[AgentDepsT, OutputDataT]:
+        """A Starlette app serving this agent over AG-UI; takes the arguments of `agent.ui.ag_ui.AGUIApp`.
+
+        Needs the `ui` extra: `pip install 'durable-agents[ui]'`.
+        """
+        from .ui.ag_ui import AGUIApp  # needs the optional `ui` extra, so only imported when used
+
+        return AGUIApp(self, **kwargs)
+
+    def to_web(
+        self,
+        *,
+        deps: AgentDepsT = None,
+        model_settings: ModelSettings | None = None,
+        instructions: Any = None,
+        allowed_hosts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> Starlette:
+        """The chat page for this agent: `agent.ui.web.create_chat_app` over an in-process backend.
+
+        `deps`, `model_settings` and `instructions` apply to every run; `allowed_hosts` and `**kwargs` (`auth`,
+        `max_body_bytes`) go to `create_chat_app`. Needs the `ui` extra: `pip install 'durable-agents[ui]'`.
+        """
+        from .ui.web import InProcessChatBackend, create_chat_app  # the optional `ui` extra, imported when used
+
+        backend = InProcessChatBackend(
+            {self.name or 'agent': self}, deps=deps, model_settings=model_settings, instructions=instructions
+        )
+        return create_chat_app(backend, allowed_hosts=allowed_hosts, **kwargs)
 
     async def _system_prompt_parts(self, ctx: RunContext[AgentDepsT]) -> list[SystemPromptPart]:
         parts: list[SystemPromptPart] = []

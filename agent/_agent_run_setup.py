@@ -27,7 +27,7 @@ from ._run_context import PendingMessage, RunContext
 from .exceptions import UserError
 from .output import OutputSchema
 from .run import AgentRun, AgentRunResult
-from .settings import ModelSettings
+from .settings import ModelSettings, merge_model_settings
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -183,6 +183,25 @@ class _RunHooksBridge:
             self.outcome.exception()  # mark retrieved so asyncio doesn't warn about it
 
 
+def _refuse_forced_tool_choice(*layers: Any) -> None:
+    """Refuse a `tool_choice` that forces a function tool call on every step: the run could never end.
+
+    Settings computed per step (callables, capabilities) may force a tool on some steps, so only fixed layers count.
+
+    Raises:
+        UserError: for `'required'` or a list of tool names in the model's, agent's or run's fixed settings.
+    """
+    fixed = merge_model_settings(*(layer for layer in layers if not callable(layer)))
+    choice = (fixed or {}).get('tool_choice')
+    if choice == 'required' or isinstance(choice, list):
+        raise UserError(
+            f'tool_choice={choice!r} in the model, agent or run settings forces a function tool call on every step, '
+            'so the run could never produce its output. Use ToolOrOutput([...]) to limit the tools and still end, '
+            "set tool_choice per step from a capability's get_model_settings, or use agent.direct.model_request "
+            'for a single model call.'
+        )
+
+
 @asynccontextmanager
 async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
     """Set up a run and yield it, ready to be driven."""
@@ -190,6 +209,7 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
 
     agent = setup.agent
     model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
+    _refuse_forced_tool_choice(model.settings, agent.model_settings, setup.model_settings)
     output_schema = _output_schema(setup)
     history = list(setup.message_history or [])
     resumed = current_ports().resumed_run()

@@ -16,13 +16,14 @@ agent = Agent('anthropic:claude-sonnet-4-6', builtin_tools=[WebSearchTool(max_us
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any, Literal, TypeAlias, cast
 
 import pydantic
-from typing_extensions import TypedDict
+from typing_extensions import TypedDict, deprecated
 
 from .exceptions import UserError
 
@@ -30,13 +31,17 @@ __all__ = (
     'BUILTIN_TOOL_TYPES',
     'AbstractBuiltinTool',
     'CodeExecutionTool',
+    'FileSearchTool',
     'ImageAspectRatio',
     'ImageGenerationTool',
     'MCPServerTool',
+    'MemoryTool',
     'ToolSearchTool',
+    'UrlContextTool',
     'WebFetchTool',
     'WebSearchTool',
     'WebSearchUserLocation',
+    'XSearchTool',
     'builtin_tool_from_spec',
     'native_tool_kind',
 )
@@ -203,6 +208,70 @@ class ToolSearchTool(AbstractBuiltinTool):
     """
 
     kind: str = 'tool_search'
+    """The tool's kind."""
+
+
+@deprecated('Use `WebFetchTool` instead.')
+@dataclass(kw_only=True)
+class UrlContextTool(WebFetchTool):
+    """The older name of `WebFetchTool`; models that support `web_fetch` run it as one.
+
+    It keeps its own kind, `'url_context'`, so tools stored under that kind still load as this class.
+    """
+
+    kind: str = 'url_context'
+    """The tool's kind (the older name of `'web_fetch'`)."""
+
+
+@dataclass(kw_only=True)
+class XSearchTool(AbstractBuiltinTool):
+    """Lets the model search posts on X (run by the provider; xAI models)."""
+
+    kind: str = 'x_search'
+    """The tool's kind."""
+    allowed_x_handles: list[str] | None = None
+    """If set, only posts by these handles are searched (at most 10; not together with `excluded_x_handles`)."""
+    excluded_x_handles: list[str] | None = None
+    """Posts by these handles are left out (at most 10)."""
+    from_date: datetime | None = None
+    """Only posts created at or after this time (naive times are UTC)."""
+    to_date: datetime | None = None
+    """Only posts created at or before this time (naive times are UTC)."""
+    enable_image_understanding: bool = False
+    """Whether the provider also analyses the images in posts."""
+    enable_video_understanding: bool = False
+    """Whether the provider also analyses the videos in posts."""
+    include_output: bool = False
+    """Whether the raw search results come back as a `NativeToolReturnPart` (not only the model's summary)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.allowed_x_handles is not None and self.excluded_x_handles is not None:
+            raise ValueError('XSearchTool takes allowed_x_handles or excluded_x_handles, not both')
+        for name in ('allowed_x_handles', 'excluded_x_handles'):
+            handles: list[str] | None = getattr(self, name)
+            if handles and len(handles) > 10:
+                raise ValueError(f'XSearchTool.{name} may list at most 10 handles, got {len(handles)}')
+
+
+@dataclass(kw_only=True)
+class MemoryTool(AbstractBuiltinTool):
+    """Lets the model keep memories across conversations through the provider's memory tool (Anthropic).
+
+    The provider only asks for memory operations; the application stores them, typically with a tool of its own.
+    """
+
+    kind: str = 'memory'
+    """The tool's kind."""
+
+
+@dataclass(kw_only=True)
+class FileSearchTool(AbstractBuiltinTool):
+    """Lets the model search files uploaded to the provider's vector stores (retrieval run by the provider)."""
+
+    file_store_ids: Sequence[str]
+    """The stores to search: vector store ids for OpenAI, file search store names for Google."""
+    kind: str = 'file_search'
     """The tool's kind."""
 
 

@@ -12,6 +12,7 @@ BaseException
 │   ├── SkipToolValidation            use supplied arguments instead of validating
 │   └── SkipToolExecution             use a supplied result instead of running the tool
 ├── UserError                         the developer misused the API (a RuntimeError)
+│   └── UndrainedPendingMessagesError a node-by-node run ended with enqueued messages never delivered
 ├── AgentRunError                     a run failed
 │   ├── UsageLimitExceeded
 │   ├── ConcurrencyLimitExceeded      too many callers were already waiting for a concurrency slot
@@ -21,7 +22,8 @@ BaseException
 │   │   └── IncompleteToolCall        the token limit cut a tool call's arguments short
 │   └── ModelAPIError
 │       └── ModelHTTPError            a provider answered with an HTTP error status
-└── ToolRetryError                    carries a tool's retry prompt through `wrap_tool_*` handlers
+├── ToolRetryError                    carries a tool's retry prompt through `wrap_tool_*` handlers
+└── FallbackExceptionGroup            every model of a `FallbackModel` failed (an `ExceptionGroup`)
 ```
 
 Control-flow signals are `Exception` subclasses so that they travel through user code and
@@ -42,6 +44,7 @@ __all__ = (
     'ConcurrencyLimitExceeded',
     'ContentFilterError',
     'ControlFlowSignal',
+    'FallbackExceptionGroup',
     'IncompleteToolCall',
     'ModelAPIError',
     'ModelHTTPError',
@@ -51,6 +54,7 @@ __all__ = (
     'SkipToolValidation',
     'ToolRetriesExhausted',
     'ToolRetryError',
+    'UndrainedPendingMessagesError',
     'UnexpectedModelBehavior',
     'UsageLimitExceeded',
     'UserError',
@@ -187,6 +191,14 @@ class UserError(RuntimeError):
         super().__init__(message)
 
 
+class UndrainedPendingMessagesError(UserError):
+    """A run driven by `async for node in agent_run` ended while enqueued messages were still waiting.
+
+    The messages could not be delivered (e.g. the run ended with deferred tool calls, which must be answered
+    before anything else is sent); they are reported rather than silently dropped.
+    """
+
+
 class AgentRunError(RuntimeError):
     """Base class for errors that fail an agent run."""
 
@@ -279,6 +291,10 @@ class ModelHTTPError(ModelAPIError):
     def retryable(self) -> bool:
         """Whether retrying the same request may succeed (408, 409, 429 and 5xx)."""
         return self.status_code in (408, 409, 429) or self.status_code >= 500
+
+
+class FallbackExceptionGroup(ExceptionGroup[Any]):
+    """Raised by `FallbackModel` when every one of its models failed: one exception per model, in order."""
 
 
 class ToolRetryError(Exception):

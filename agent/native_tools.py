@@ -11,13 +11,17 @@ from .builtin_tools import (
     BUILTIN_TOOL_TYPES,
     AbstractBuiltinTool,
     CodeExecutionTool,
+    FileSearchTool,
     ImageAspectRatio,
     ImageGenerationTool,
     MCPServerTool,
+    MemoryTool,
     ToolSearchTool,
+    UrlContextTool,  # pyright: ignore[reportDeprecated]
     WebFetchTool,
     WebSearchTool,
     WebSearchUserLocation,
+    XSearchTool,
     native_tool_kind,
 )
 
@@ -25,13 +29,17 @@ __all__ = (
     'NATIVE_TOOL_TYPES',
     'AbstractNativeTool',
     'CodeExecutionTool',
+    'FileSearchTool',
     'ImageAspectRatio',
     'ImageGenerationTool',
     'MCPServerTool',
+    'MemoryTool',
     'ToolSearchTool',
+    'UrlContextTool',
     'WebFetchTool',
     'WebSearchTool',
     'WebSearchUserLocation',
+    'XSearchTool',
     'native_tool_kind',
 )
 

@@ -19,8 +19,10 @@ from ._agent_graph import (
     drain_pending,
 )
 from ._deferred import DeferredToolRequests
+from ._node_stream import bind_node
 from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ._run_context import RunContext
+from .exceptions import UndrainedPendingMessagesError
 from .graph import End
 from .messages import ModelMessagesTypeAdapter
 from .result import FinalResult
@@ -138,6 +140,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._state = state
         self._deps = deps
         self._next_node: AgentNodeT | End[FinalResult[OutputT]] = first_node
+        bind_node(first_node, state, deps)
         self._result: AgentRunResult[OutputT] | None = None
         # Set by the run-hooks bridge: called when the graph ends or fails, returns the final result.
         self._finish: Any = None
@@ -211,7 +214,15 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         yield self._next_node
         while not isinstance(self._next_node, End):
-            yield await self._step(partial(self._run_node, self._next_node))
+            node = await self._step(partial(self._run_node, self._next_node))
+            if isinstance(node, End) and self._deps.pending_messages:
+                # Ending with messages still queued would drop them without a word (e.g. the run stopped for
+                # deferred tool calls, which must be answered before anything else is sent).
+                raise UndrainedPendingMessagesError(
+                    f'The run ended with {len(self._deps.pending_messages)} enqueued message(s) never delivered. '
+                    'Deliver them in a later run (e.g. with the deferred tool results), or do not enqueue them here.'
+                )
+            yield node
 
     async def _step(self, produce: Callable[[], Awaitable[Any]]) -> AgentNodeT | End[FinalResult[OutputT]]:
         if isinstance(self._next_node, End):
@@ -225,6 +236,7 @@ class AgentRun(Generic[DepsT, OutputT]):
             self._set_result(await self._finish(error=error))
             return self._next_node
         self._next_node = result
+        bind_node(result, self._state, self._deps)
         if isinstance(result, End):
             final = result.data
             run_result = AgentRunResult(

@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
 
 from typing_extensions import TypedDict
 
-__all__ = ('ModelSettings', 'ThinkingEffort', 'merge_model_settings')
+__all__ = (
+    'ModelSettings',
+    'ThinkingEffort',
+    'ToolChoice',
+    'ToolChoiceScalar',
+    'ToolOrOutput',
+    'merge_model_settings',
+)
 
 ThinkingEffort = Literal['minimal', 'low', 'medium', 'high', 'xhigh']
 """Unified thinking effort levels; each model maps them to its own parameters."""
+
+ToolChoiceScalar: TypeAlias = Literal['none', 'required', 'auto']
+"""`'auto'`: the model decides; `'none'`: no function tools; `'required'`: the model must call a function tool."""
+
+
+@dataclass
+class ToolOrOutput:
+    """A `tool_choice` that limits the function tools to `function_tools` and still lets the run end.
+
+    Output tools, text and image output stay available, unlike with a list of tool names.
+    """
+
+    function_tools: list[str]
+    """The names of the function tools the model may call."""
+
+
+ToolChoice: TypeAlias = ToolChoiceScalar | list[str] | ToolOrOutput | None
+"""What `ModelSettings.tool_choice` accepts; a list of names means "call one of these tools"."""
 
 
 class ModelSettings(TypedDict, total=False):
@@ -29,6 +55,15 @@ class ModelSettings(TypedDict, total=False):
     """Request timeout in seconds."""
     parallel_tool_calls: bool
     """Whether the model may call several tools in one response."""
+    tool_choice: ToolChoice
+    """Which function tools the model may or must call (output tools are governed by the output type).
+
+    `None`/`'auto'`: the model decides. `'none'`: no function tools (output tools stay). `'required'`: the model
+    must call a function tool. A list of names: it must call one of those. `ToolOrOutput([...])`: only those
+    function tools, and the run may still end with its output. `'required'` and lists leave no way to end the
+    run, so an agent refuses them in its own or a run's settings: set them per step from a capability's
+    `get_model_settings`, or use them with `agent.direct.model_request`.
+    """
     seed: int
     """Random seed for providers that support deterministic sampling."""
     presence_penalty: float

@@ -1,8 +1,14 @@
-"""A codec endpoint for the Temporal Web UI and CLI: shows compressed activity payloads as plain JSON.
+"""A codec endpoint for the Temporal Web UI and CLI: shows compressed and encrypted payloads as plain JSON.
 
-Large activity payloads are stored deflated (encoding `json/zlib`, see `workflows._data_converter`). The Web UI
-and `temporal workflow show --codec-endpoint` send the payloads they display to a codec endpoint's `/decode`;
-this one inflates `json/zlib` payloads to `json/plain` and passes everything else through unchanged.
+Large activity payloads are stored deflated (encoding `json/zlib`, see `workflows._data_converter`), and with
+encryption keys configured every payload is encrypted (`binary/encrypted`, see `workflows._encryption`). The Web
+UI and `temporal workflow show --codec-endpoint` send the payloads they display to a codec endpoint's `/decode`;
+this one decrypts the payloads whose key it holds, inflates `json/zlib` payloads to `json/plain`, and passes
+everything else through unchanged (a payload encrypted with a key it lacks stays encrypted). With keys, `/encode`
+encrypts what the UI or CLI sends (signal and workflow inputs) with the current key.
+
+It reads its keys as workers do, from `AGENT_ENCRYPTION_KEYS` or `AGENT_ENCRYPTION_KEYS_FILE`; whoever can
+reach an endpoint with keys can read every payload, so give it a token and a private address.
 
 ```bash
 python -m deploy.codec_server --port 8081        # then set the UI's codec endpoint to http://localhost:8081
@@ -34,7 +40,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+from temporalio.api.common.v1 import Payload
+
 from workflows._data_converter import COMPRESSED_ENCODING
+from workflows._encryption import (
+    ENCRYPTED_ENCODING,
+    KEY_ID_METADATA,
+    DecryptionError,
+    EncryptionCodec,
+    EncryptionKeyError,
+)
 
 __all__ = (
     'DEFAULT_ALLOWED_ORIGINS',
@@ -52,6 +67,7 @@ __all__ = (
 
 _PLAIN = base64.b64encode(b'json/plain').decode()
 _COMPRESSED = base64.b64encode(COMPRESSED_ENCODING.encode()).decode()
+_ENCRYPTED = base64.b64encode(ENCRYPTED_ENCODING.encode()).decode()
 
 # Temporal refuses a payload over 2 MB, and the runtime's JSON deflates to a half or a third of its size, so a
 # real payload inflates to a few MB; a request carries the payloads of one event or a page of them.
@@ -87,17 +103,24 @@ def decode_payloads(
     *,
     max_inflated_payload_bytes: int = DEFAULT_MAX_INFLATED_PAYLOAD_BYTES,
     max_inflated_request_bytes: int = DEFAULT_MAX_INFLATED_REQUEST_BYTES,
+    codec: EncryptionCodec | None = None,
 ) -> dict[str, Any]:
     """The `/decode` answer for a request body `{"payloads": [{"metadata": {...}, "data": "<base64>"}]}`.
+
+    Encrypted payloads are decrypted when `codec` holds their key (and left as they are otherwise), then
+    `json/zlib` payloads are inflated.
 
     Raises:
         PayloadTooLarge: if a payload would inflate past `max_inflated_payload_bytes`, or all of them together
             past `max_inflated_request_bytes`; nothing is inflated past the limit.
-        CodecError: if the body is not payloads in Temporal's JSON form or a `json/zlib` payload does not inflate.
+        CodecError: if the body is not payloads in Temporal's JSON form, a `json/zlib` payload does not inflate,
+            or an encrypted payload with a known key id does not authenticate.
     """
     budget = max_inflated_request_bytes
     decoded: list[Any] = []
     for index, payload in enumerate(_payloads_of(body)):
+        if codec is not None:
+            payload = _decrypted(payload, index, codec)
         limit = min(max_inflated_payload_bytes, budget)
         data = _compressed_data(payload, index)
         if data is None:
@@ -120,9 +143,56 @@ def decode_payloads(
     return {'payloads': decoded}
 
 
-def encode_payloads(body: Any) -> dict[str, Any]:
-    """The `/encode` answer: payloads unchanged (encoding is the SDK's job; the UI's own go on as they are)."""
-    return {'payloads': _payloads_of(body)}
+def encode_payloads(body: Any, *, codec: EncryptionCodec | None = None) -> dict[str, Any]:
+    """The `/encode` answer: payloads encrypted with `codec`'s current key, or unchanged without a codec.
+
+    Compression is the SDK's choice, made only for activity payloads, so what the UI sends is never deflated.
+
+    Raises:
+        CodecError: if the body is not payloads in Temporal's JSON form.
+    """
+    payloads = _payloads_of(body)
+    if codec is None:
+        return {'payloads': payloads}
+    return {'payloads': [_to_json(codec.encrypt(_from_json(p, index))) for index, p in enumerate(payloads)]}
+
+
+def _decrypted(payload: Any, index: int, codec: EncryptionCodec) -> Any:
+    """`payload` decrypted, or as it is if it is not encrypted or `codec` lacks its key."""
+    metadata = cast(dict[str, Any], payload).get('metadata') if isinstance(payload, dict) else None
+    if not isinstance(metadata, dict) or cast(dict[str, Any], metadata).get('encoding') != _ENCRYPTED:
+        return payload
+    proto = _from_json(payload, index)
+    if proto.metadata.get(KEY_ID_METADATA, b'').decode(errors='replace') not in codec.key_ids:
+        return payload  # a key this endpoint does not hold: the operator sees the payload still encrypted
+    try:
+        return _to_json(codec.decrypt(proto))
+    except DecryptionError as exc:
+        raise CodecError(f'Payload {index}: {exc}') from None
+
+
+def _from_json(payload: Any, index: int) -> Payload:
+    """A payload in Temporal's JSON form (`metadata` values and `data` in base64) as a protobuf message."""
+    if not isinstance(payload, dict):
+        raise CodecError(f'Payload {index} is not a JSON object')
+    fields = cast(dict[str, Any], payload)
+    metadata = fields.get('metadata') or {}
+    if not isinstance(metadata, dict):
+        raise CodecError(f'Payload {index} has metadata that is not a JSON object')
+    try:
+        return Payload(
+            metadata={
+                str(k): base64.b64decode(str(v), validate=True) for k, v in cast(dict[str, Any], metadata).items()
+            },
+            data=base64.b64decode(str(fields.get('data') or ''), validate=True),
+        )
+    except binascii.Error as exc:
+        raise CodecError(f"Payload {index} is not in Temporal's JSON form (base64 metadata and data): {exc}") from None
+
+
+def _to_json(payload: Payload) -> dict[str, Any]:
+    metadata = {key: base64.b64encode(value).decode() for key, value in payload.metadata.items()}
+    return {'metadata': metadata, 'data': base64.b64encode(payload.data).decode()}
 
 
 def _compressed_data(payload: Any, index: int) -> bytes | None:
@@ -171,6 +241,7 @@ class _Settings:
     max_inflated_request_bytes: int
     allowed_origins: frozenset[str]
     token: bytes | None
+    codec: EncryptionCodec | None
 
 
 class _Server(ThreadingHTTPServer):
@@ -243,12 +314,13 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw or b'null')
             if path.endswith('/encode'):
-                answer = encode_payloads(body)
+                answer = encode_payloads(body, codec=settings.codec)
             else:
                 answer = decode_payloads(
                     body,
                     max_inflated_payload_bytes=settings.max_inflated_payload_bytes,
                     max_inflated_request_bytes=settings.max_inflated_request_bytes,
+                    codec=settings.codec,
                 )
         except PayloadTooLarge as exc:
             self._reply(413, {'error': str(exc)})
@@ -298,6 +370,8 @@ class CodecServer:
         max_inflated_request_bytes: The most the payloads of one request may inflate to together (413 past it).
         allowed_origins: The browser origins (`scheme://host[:port]`) that get CORS answers; `'*'` for any.
         token: If set, `/decode` and `/encode` need `Authorization: Bearer <token>` (401 otherwise).
+        codec: The encryption keys: `/decode` decrypts payloads encrypted with any of them, `/encode` encrypts
+            with the current one. Without it, encrypted payloads pass through `/decode` as they are.
 
     Raises:
         ValueError: for an allowed origin that is not `'*'` nor `scheme://host[:port]`.
@@ -313,6 +387,7 @@ class CodecServer:
         max_inflated_request_bytes: int = DEFAULT_MAX_INFLATED_REQUEST_BYTES,
         allowed_origins: Iterable[str] = DEFAULT_ALLOWED_ORIGINS,
         token: str | None = None,
+        codec: EncryptionCodec | None = None,
     ) -> None:
         settings = _Settings(
             max_body_bytes=max_body_bytes,
@@ -320,6 +395,7 @@ class CodecServer:
             max_inflated_request_bytes=max_inflated_request_bytes,
             allowed_origins=_origins(allowed_origins),
             token=token.encode() if token else None,
+            codec=codec,
         )
         self._server = _Server((host, port), settings)
         self._thread = threading.Thread(target=self._server.serve_forever, name='codec-server', daemon=True)
@@ -375,6 +451,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     ):
         parser.add_argument(flag, type=int, default=default, help=f'the {what} (default {default})')
     args = parser.parse_args(argv)
+    try:
+        codec = EncryptionCodec.from_env()
+    except EncryptionKeyError as exc:
+        parser.exit(1, f'{parser.prog}: {exc}\n')
     server = CodecServer(
         args.host,
         args.port,
@@ -383,8 +463,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         max_inflated_request_bytes=args.max_inflated_request_bytes,
         allowed_origins=args.origins or DEFAULT_ALLOWED_ORIGINS,
         token=args.token,
+        codec=codec,
     )
-    print(f'Codec endpoint on {server.url}', flush=True)
+    keys = f', decrypting with keys {", ".join(codec.key_ids)}' if codec else ''
+    print(f'Codec endpoint on {server.url}{keys}', flush=True)
     server.serve_forever()
 
 

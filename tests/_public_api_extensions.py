@@ -3,6 +3,27 @@
 from __future__ import annotations
 
 EXTENSION_API: dict[str, set[str]] = {
+    'agent.ui': {
+        'MessagesBuilder',
+        'NativeEvent',
+        'OnCompleteFunc',
+        'SSE_CONTENT_TYPE',
+        'StateDeps',
+        'StateHandler',
+        'UIAdapter',
+        'UIEventStream',
+    },
+    'agent.ui.ag_ui': {
+        'AGUIAdapter',
+        'AGUIApp',
+        'AGUIEventStream',
+        'APPROVAL_INTERRUPT_PREFIX',
+        'ApprovalAnswer',
+        'FRONTEND_TOOLSET_ID',
+        'StateDeps',
+        'StateHandler',
+        'handle_ag_ui_request',
+    },
     'agent.capabilities': {
         'AbstractCapability',
         'AgentCapability',
@@ -66,6 +87,10 @@ EXTENSION_API: dict[str, set[str]] = {
         'split_by_side',
     },
     'agent.builtin_tools': {
+        'FileSearchTool',
+        'MemoryTool',
+        'UrlContextTool',
+        'XSearchTool',
         'AbstractBuiltinTool',
         'BUILTIN_TOOL_TYPES',
         'CodeExecutionTool',
@@ -80,6 +105,10 @@ EXTENSION_API: dict[str, set[str]] = {
         'native_tool_kind',
     },
     'agent.native_tools': {
+        'FileSearchTool',
+        'MemoryTool',
+        'UrlContextTool',
+        'XSearchTool',
         'AbstractNativeTool',
         'CodeExecutionTool',
         'ImageAspectRatio',
@@ -222,8 +251,46 @@ EXTENSION_API: dict[str, set[str]] = {
         'BuiltinOrLocalTool',
         'NativeOrLocalTool',
     },
+    'agent.models.fallback': {
+        'FallbackModel',
+        'FallbackOn',
+    },
     'agent.models.concurrency': {
         'ConcurrencyLimitedModel',
         'limit_model_concurrency',
+    },
+    'agent.embeddings': {
+        'EmbedInputType',
+        'Embedder',
+        'EmbeddingModel',
+        'EmbeddingResult',
+        'EmbeddingSettings',
+        'KnownEmbeddingModelName',
+        'TestEmbeddingModel',
+        'WrapperEmbeddingModel',
+        'infer_embedding_model',
+        'merge_embedding_settings',
+    },
+    'agent.embeddings.base': {
+        'EmbeddingModel',
+    },
+    'agent.embeddings.result': {
+        'EmbedInputType',
+        'EmbeddingResult',
+    },
+    'agent.embeddings.settings': {
+        'EmbeddingSettings',
+        'merge_embedding_settings',
+    },
+    'agent.embeddings.test': {
+        'TestEmbeddingModel',
+    },
+    'agent.embeddings.wrapper': {
+        'WrapperEmbeddingModel',
+    },
+    'agent.embeddings.openai': {
+        'OpenAIEmbeddingModel',
+        'OpenAIEmbeddingModelName',
+        'OpenAIEmbeddingSettings',
     },
 }

@@ -11,6 +11,18 @@ from ._public_api_extensions import EXTENSION_API
 CORE_API: dict[str, set[str]] = {
     'agent': {
         'Agent',
+        'AgentEventStream',
+        'AgentRetries',
+        'FallbackExceptionGroup',
+        'FileSearchTool',
+        'InlineDefsJsonSchemaTransformer',
+        'JsonSchemaTransformer',
+        'MemoryTool',
+        'ToolChoice',
+        'ToolOrOutput',
+        'UndrainedPendingMessagesError',
+        'UrlContextTool',
+        'XSearchTool',
         'AbstractConcurrencyLimiter',
         'AbstractToolset',
         'AgentModelSettings',
@@ -149,6 +161,10 @@ CORE_API: dict[str, set[str]] = {
         'DeferredLoadingToolset',
         'IncludeReturnSchemasToolset',
         'SetMetadataToolset',
+        'Embedder',
+        'EmbeddingModel',
+        'EmbeddingResult',
+        'EmbeddingSettings',
     },
     'agent.tools': {
         'AgentDepsT',
@@ -291,6 +307,8 @@ CORE_API: dict[str, set[str]] = {
         'tool_return_content_str',
     },
     'agent.exceptions': {
+        'FallbackExceptionGroup',
+        'UndrainedPendingMessagesError',
         'ConcurrencyLimitExceeded',
         'ContentFilterError',
         'IncompleteToolCall',
@@ -328,6 +346,9 @@ CORE_API: dict[str, set[str]] = {
     'agent.settings': {
         'ModelSettings',
         'ThinkingEffort',
+        'ToolChoice',
+        'ToolChoiceScalar',
+        'ToolOrOutput',
         'merge_model_settings',
     },
     'agent.output': {
@@ -350,12 +371,28 @@ CORE_API: dict[str, set[str]] = {
         'TextOutputFunc',
         'ToolOutput',
     },
+    'agent.agent': {
+        'AbstractAgent',
+        'Agent',
+        'AgentRetries',
+        'EndStrategy',
+        'WrapperAgent',
+        'capture_run_messages',
+    },
+    'agent.agent.abstract': {
+        'AbstractAgent',
+    },
+    'agent.agent.wrapper': {
+        'WrapperAgent',
+    },
     'agent.agent.spec': {
         'AgentSpec',
         'CapabilitySpec',
     },
     'agent.profiles': {
         'DEFAULT_PROFILE',
+        'InlineDefsJsonSchemaTransformer',
+        'JsonSchemaTransformer',
         'ModelProfile',
         'ModelProfileSpec',
     },

@@ -40,16 +40,24 @@ from agent._parts import ModelMessage
 from agent.exceptions import UserError
 
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
+from ._encryption import with_encryption
 from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
 
 __all__ = ('AgentClient',)
 
 
 class AgentClient:
-    """Starts and steers `AgentWorkflow` runs on a task queue."""
+    """Starts and steers `AgentWorkflow` runs on a task queue.
+
+    With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
+    codec on `client`, payloads are encrypted and decrypted with them.
+
+    Raises:
+        EncryptionKeyError: if the encryption keys in the environment are malformed.
+    """
 
     def __init__(self, client: Client, *, task_queue: str = 'agents') -> None:
-        self.client = client
+        self.client = with_encryption(client)
         self.task_queue = task_queue
 
     async def start(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from agent._json_schema import JsonSchemaTransformer
 from agent._tool_def import ToolDefinition
-from agent.builtin_tools import native_tool_kind
+from agent.builtin_tools import WebFetchTool, native_tool_kind
 from agent.exceptions import UserError
 from agent.settings import ModelSettings, merge_model_settings
 
@@ -71,8 +73,25 @@ class Model(ABC):
         yield  # pragma: no cover  # unreachable, but makes this an async generator
 
     def customize_request_parameters(self, model_request_parameters: ModelRequestParameters) -> ModelRequestParameters:
-        """Adapt the request parameters to this model (e.g. rewrite schemas); the default changes nothing."""
-        return model_request_parameters
+        """Adapt the request parameters to this model.
+
+        The default runs the profile's `json_schema_transformer` (if any) over every tool's parameters and the
+        output object's schema; a `strict` left at `None` becomes whether the transformed schema suits strict mode.
+        """
+        transformer = self.profile.json_schema_transformer
+        if transformer is None:
+            return model_request_parameters
+        params = model_request_parameters
+        output_object = params.output_object
+        if output_object is not None:
+            schema, strict = _transformed(transformer, output_object.json_schema, output_object.strict)
+            output_object = replace(output_object, json_schema=schema, strict=strict)
+        return replace(
+            params,
+            function_tools=[_transformed_tool(transformer, tool_def) for tool_def in params.function_tools],
+            output_tools=[_transformed_tool(transformer, tool_def) for tool_def in params.output_tools],
+            output_object=output_object,
+        )
 
     def prepare_request(
         self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
@@ -150,7 +169,7 @@ def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[
     supported = model.profile.supported_native_tools
     fallbacks = {tool_def.unless_native for tool_def in params.function_tools if tool_def.unless_native}
     native_tools: list[Any] = []
-    for tool in params.native_tools:
+    for tool in map(_current_native_tool, params.native_tools):
         kind = native_tool_kind(tool)
         if kind is not None and kind in supported:
             native_tools.append(tool)
@@ -169,6 +188,31 @@ def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[
         and not (tool_def.with_native and tool_def.defer_loading and tool_def.with_native not in active)
     ]
     return native_tools, function_tools
+
+
+def _transformed(
+    transformer: type[JsonSchemaTransformer], schema: dict[str, Any], strict: bool | None
+) -> tuple[dict[str, Any], bool | None]:
+    walker = transformer(schema, strict=strict)
+    transformed = walker.walk()
+    return transformed, walker.is_strict_compatible if strict is None else strict
+
+
+def _transformed_tool(transformer: type[JsonSchemaTransformer], tool_def: ToolDefinition) -> ToolDefinition:
+    schema, strict = _transformed(transformer, tool_def.parameters_json_schema, tool_def.strict)
+    return replace(tool_def, parameters_json_schema=schema, strict=strict)
+
+
+def _current_native_tool(tool: Any) -> Any:
+    """The tool under its current kind: a `UrlContextTool` (kind `'url_context'`, an older name) is a `WebFetchTool`."""
+    if native_tool_kind(tool) != 'url_context':
+        return tool
+    if isinstance(tool, Mapping):
+        fields = dict(cast('Mapping[str, Any]', tool))
+    else:
+        fields = {f.name: getattr(tool, f.name) for f in dataclasses.fields(tool)}
+    fields.pop('kind', None)
+    return WebFetchTool(**fields)
 
 
 def _without_return_schema(tool_def: ToolDefinition) -> ToolDefinition:

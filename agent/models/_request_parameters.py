@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from agent._json_schema import JsonSchemaTransformer
 from agent._tool_def import ToolDefinition
 from agent.builtin_tools import NativeToolValue
 
@@ -54,6 +55,8 @@ class ModelProfile:
     """Kinds of provider-side tools the model supports ('web_search', 'code_execution', 'web_fetch', ...)."""
     supports_thinking: bool = False
     """Whether the model can be asked to think/reason before answering."""
+    json_schema_transformer: type[JsonSchemaTransformer] | None = None
+    """Rewrites tool and output schemas into what the provider accepts (`None`: sent as they are)."""
 
 
 @dataclass
