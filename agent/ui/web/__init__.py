@@ -1,0 +1,36 @@
+"""A chat page for agents, served by the project: the app, its backend interface and the in-process backend.
+
+`create_chat_app(backend)` serves the page and its JSON/stream API over any `ChatBackend`; `Agent.to_web()` serves
+one in-process agent. The durable backend lives in `workflows.chat`.
+"""
+
+from ._app import create_chat_app
+from ._auth import AuthFunc, bearer_token_auth
+from ._backend import (
+    ChatBackend,
+    ChatBackendError,
+    ChatTurn,
+    ConversationNotFound,
+    NotOwner,
+    PendingApproval,
+    TurnRejected,
+    UnknownAgent,
+    WaitingConversation,
+)
+from ._in_process import InProcessChatBackend
+
+__all__ = (
+    'AuthFunc',
+    'ChatBackend',
+    'ChatBackendError',
+    'ChatTurn',
+    'ConversationNotFound',
+    'InProcessChatBackend',
+    'NotOwner',
+    'PendingApproval',
+    'TurnRejected',
+    'UnknownAgent',
+    'WaitingConversation',
+    'bearer_token_auth',
+    'create_chat_app',
+)

@@ -1,0 +1,229 @@
+"""`create_chat_app`: the chat page and its API over any `ChatBackend`.
+
+Routes (all `/api` routes authenticate with `auth` and reach only the caller's conversations):
+
+| Route                          | What it does                                                              |
+| ------------------------------ | ------------------------------------------------------------------------- |
+| `POST /api/chat`               | A `useChat` request (AI SDK v6): one turn, streamed as a UI message stream |
+| `GET /api/chat/{id}/stream`    | The running turn's stream from its start (`useChat`'s resume); 204 if none |
+| `POST /api/chat/{id}/stop`     | Cancel the running turn                                                   |
+| `GET /api/chat/{id}/messages`  | The history as AI SDK UI messages, to restore a chat after a reload       |
+| `GET /api/inbox`               | The conversations waiting for a human's approval                           |
+| `GET /api/agents`              | The agents' names                                                         |
+| `GET /api/whoami`              | `{"owner": <the caller's owner id, or null when not authenticated>}`      |
+| `GET /`                        | The page (static files built from `agent/ui/web/frontend`)                 |
+
+A conversation that does not exist or is not the caller's is 404 either way; a turn the conversation cannot take
+now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import asdict
+from http import HTTPStatus
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from agent.ui.vercel_ai import VercelAIAdapter, VercelAIEventStream
+from agent.ui.vercel_ai.request_types import RequestData, SubmitMessage, UIMessage
+
+from ._auth import AuthFunc
+from ._backend import ChatBackend, ConversationNotFound, TurnRejected, UnknownAgent
+from ._hosts import HostCheckMiddleware
+from ._vercel_turn import BadChatRequest, chat_turn
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from agent.ui._event_stream import NativeEvent
+
+__all__ = ('DEFAULT_MAX_BODY_BYTES', 'STATIC_DIR', 'create_chat_app')
+
+DEFAULT_MAX_BODY_BYTES = 1_000_000
+"""The default bound on a request body: a chat message with a small attachment."""
+
+STATIC_DIR = Path(__file__).parent / 'static'
+"""The built page (`index.html`, `app.js`, `app.css`)."""
+
+# The page loads only its own files, so nothing injected into a message can load or run anything else.
+_PAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def _local_user(request: Request) -> str:
+    return 'local'
+
+
+def create_chat_app(
+    backend: ChatBackend,
+    *,
+    auth: AuthFunc | None = None,
+    allowed_hosts: Sequence[str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    debug: bool = False,
+) -> Starlette:
+    """A Starlette app serving the chat page and its API (see the module docstring) over `backend`.
+
+    Args:
+        backend: Runs the conversations.
+        auth: Returns the caller's owner id or raises `HTTPException(401)`, e.g. `bearer_token_auth(token)`.
+            `None` makes every caller the same owner (`'local'`): only for a server that only you can reach.
+        allowed_hosts: Host names the app answers besides `localhost` and IP addresses (`*.example.com`
+            allows subdomains); requests for other hosts get 421, which defeats DNS rebinding.
+        max_body_bytes: Larger request bodies get 413.
+        debug: Starlette's debug mode (tracebacks in error responses).
+
+    Raises:
+        ImportError: Starlette is not installed.
+    """
+    try:
+        from starlette.applications import Starlette
+        from starlette.exceptions import HTTPException
+        from starlette.middleware import Middleware
+        from starlette.responses import FileResponse, JSONResponse, Response
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+    except ImportError as e:  # pragma: no cover
+        raise ImportError(
+            'Please install the `starlette` package to use the chat app, you can use the `ui` optional group — '
+            "`pip install 'durable-agents[ui]'`"
+        ) from e
+
+    authenticate: AuthFunc = auth or _local_user
+
+    async def owner_of(request: Request) -> str:
+        owner = authenticate(request)
+        if inspect.isawaitable(owner):
+            owner = await owner
+        return owner
+
+    async def read_body(request: Request) -> bytes:
+        declared = request.headers.get('content-length')
+        if declared is not None and declared.isdigit() and int(declared) > max_body_bytes:
+            raise _BodyTooLarge
+        # The declared length may be absent (chunked) or wrong: count what actually arrives.
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > max_body_bytes:
+                raise _BodyTooLarge
+        return bytes(body)
+
+    def stream_response(run_input: RequestData, request: Request, events: AsyncIterator[NativeEvent]) -> Response:
+        stream = VercelAIEventStream[Any, Any](run_input, accept=request.headers.get('accept'), sdk_version=6)
+        return stream.streaming_response(stream.transform_stream(events))
+
+    async def post_chat(request: Request) -> Response:
+        owner = await owner_of(request)
+        try:
+            run_input = VercelAIAdapter.build_run_input(await read_body(request))
+            turn = chat_turn(run_input, owner)
+        except ValidationError as e:
+            return Response(e.json(), status_code=HTTPStatus.UNPROCESSABLE_ENTITY, media_type='application/json')
+        except BadChatRequest as e:
+            raise HTTPException(HTTPStatus.BAD_REQUEST, str(e)) from e
+        events = await backend.stream_turn(turn)
+        return stream_response(run_input, request, events)
+
+    async def resume_chat(request: Request) -> Response:
+        owner = await owner_of(request)
+        conversation_id: str = request.path_params['conversation_id']
+        events = await backend.resume(conversation_id, owner)
+        if events is None:
+            return Response(status_code=HTTPStatus.NO_CONTENT)
+        # The stream continues the chat's last assistant message when the turn answers approvals, so the `start`
+        # chunk must carry that message's id, as the reloaded page knows it from `/messages`.
+        last = VercelAIAdapter.dump_messages(await backend.history(conversation_id, owner))[-1:]
+        return stream_response(SubmitMessage(id=conversation_id, messages=last), request, events)
+
+    async def stop_chat(request: Request) -> Response:
+        owner = await owner_of(request)
+        stopped = await backend.stop(request.path_params['conversation_id'], owner)
+        return JSONResponse({'stopped': stopped})
+
+    async def chat_messages(request: Request) -> Response:
+        owner = await owner_of(request)
+        history = await backend.history(request.path_params['conversation_id'], owner)
+        messages: list[UIMessage] = VercelAIAdapter.dump_messages(history)
+        return JSONResponse([m.model_dump(mode='json', by_alias=True, exclude_none=True) for m in messages])
+
+    async def inbox(request: Request) -> Response:
+        owner = await owner_of(request)
+        waiting = await backend.inbox(owner)
+        return JSONResponse(
+            [
+                {**asdict(w), 'updated_at': w.updated_at.isoformat(), 'approvals': [asdict(a) for a in w.approvals]}
+                for w in waiting
+            ]
+        )
+
+    async def whoami(request: Request) -> Response:
+        # Answers 200 either way, so the page can find out whether to ask for a token without a failed request
+        # (which a browser reports on the console).
+        try:
+            owner: str | None = await owner_of(request)
+        except HTTPException as e:
+            if e.status_code != HTTPStatus.UNAUTHORIZED:
+                raise
+            owner = None
+        return JSONResponse({'owner': owner})
+
+    async def agents(request: Request) -> Response:
+        await owner_of(request)
+        return JSONResponse(list(backend.agent_names()))
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / 'index.html', headers={'Content-Security-Policy': _PAGE_CSP})
+
+    def json_error(status: int, detail: str, headers: dict[str, str] | None = None) -> Response:
+        return JSONResponse({'detail': detail}, status_code=status, headers=headers)
+
+    async def on_http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return json_error(exc.status_code, exc.detail, dict(exc.headers or {}))
+
+    async def on_not_found(request: Request, exc: Exception) -> Response:
+        return json_error(HTTPStatus.NOT_FOUND, str(exc))
+
+    async def on_rejected(request: Request, exc: Exception) -> Response:
+        return json_error(HTTPStatus.CONFLICT, str(exc))
+
+    async def on_too_large(request: Request, exc: Exception) -> Response:
+        return json_error(
+            HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f'The request body is larger than {max_body_bytes} bytes.'
+        )
+
+    return Starlette(
+        debug=debug,
+        routes=[
+            Route('/api/chat', post_chat, methods=['POST']),
+            Route('/api/chat/{conversation_id}/stream', resume_chat, methods=['GET']),
+            Route('/api/chat/{conversation_id}/stop', stop_chat, methods=['POST']),
+            Route('/api/chat/{conversation_id}/messages', chat_messages, methods=['GET']),
+            Route('/api/inbox', inbox, methods=['GET']),
+            Route('/api/agents', agents, methods=['GET']),
+            Route('/api/whoami', whoami, methods=['GET']),
+            Route('/', index, methods=['GET']),
+            Mount('/', StaticFiles(directory=STATIC_DIR), name='static'),
+        ],
+        middleware=[Middleware(HostCheckMiddleware, allowed_hosts=tuple(allowed_hosts or ()))],
+        exception_handlers={
+            HTTPException: on_http_error,
+            ConversationNotFound: on_not_found,
+            UnknownAgent: on_not_found,
+            TurnRejected: on_rejected,
+            _BodyTooLarge: on_too_large,
+        },
+    )

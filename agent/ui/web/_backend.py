@@ -1,0 +1,192 @@
+"""`ChatBackend`: what the chat app needs from whatever runs the conversations.
+
+The web app (`create_chat_app`) speaks HTTP and the UI protocol; a backend speaks the agent's own events
+(`NativeEvent`) and messages, so one backend serves every protocol. Two backends implement this protocol: the
+in-process `InProcessChatBackend` (histories in memory, turns run in the server's event loop) and the durable
+one in `workflows/chat/` (a conversation is a workflow, a turn is an update on it).
+
+The contract every backend keeps:
+
+- A conversation belongs to the owner who started it and to one agent. Any call naming a conversation that does
+  not exist or that another owner started raises `ConversationNotFound` (`NotOwner` is a subclass, so a
+  caller can never tell "not yours" from "no such conversation"); the app answers 404 to both.
+- The history is the backend's. A turn carries only what is new: the user's message and/or the answers to the
+  approvals the previous turn stopped on. Nothing else the client sends is trusted.
+- A turn runs on its own once started. Closing the iterator returned by `stream_turn` or `resume` detaches the
+  reader (e.g. the browser went away) and does not stop the turn; only `stop` does. This is what lets a page
+  reload and `resume` the stream.
+- A turn's events end with an `AgentRunResultEvent`. A turn that stops to wait for approvals ends the same way,
+  with a result whose output is `DeferredToolRequests`; the conversation then waits (see `inbox`) until a turn
+  answers every pending approval.
+- `resume` replays the running turn's events from the turn's start, so a reader that lost some (or all) of them
+  rebuilds the same message; `history` during a turn is the history as of the turn's start, new user message
+  included, so history plus replay shows every message once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from agent._content import UserContent
+from agent._parts import ModelMessage
+from agent.tools import DeferredToolResults
+from agent.ui._event_stream import NativeEvent
+
+__all__ = (
+    'ChatBackend',
+    'ChatBackendError',
+    'ChatTurn',
+    'ConversationNotFound',
+    'NotOwner',
+    'PendingApproval',
+    'TurnRejected',
+    'UnknownAgent',
+    'WaitingConversation',
+)
+
+
+class ChatBackendError(Exception):
+    """Base class of the errors a `ChatBackend` raises for a request it cannot serve."""
+
+
+class ConversationNotFound(ChatBackendError, LookupError):
+    """The conversation does not exist, or the caller does not own it (the app answers 404)."""
+
+    def __init__(self, conversation_id: str) -> None:
+        super().__init__(f'Conversation {conversation_id!r} not found.')
+        self.conversation_id = conversation_id
+        """The conversation asked for."""
+
+
+class NotOwner(ConversationNotFound):
+    """The conversation exists but another owner started it.
+
+    A subclass of `ConversationNotFound` with the same message, so the answer (404) does not reveal that the
+    conversation exists; a backend may raise either.
+    """
+
+
+class UnknownAgent(ChatBackendError, LookupError):
+    """A turn named an agent the backend does not serve (the app answers 404)."""
+
+    def __init__(self, agent: str) -> None:
+        super().__init__(f'Unknown agent {agent!r}.')
+        self.agent = agent
+        """The agent asked for."""
+
+
+class TurnRejected(ChatBackendError):
+    """The conversation cannot take this turn now (the app answers 409 with the message).
+
+    For example: a turn is already running; the turn names another agent than the conversation's; approvals are
+    pending and the turn does not answer all of them; the turn answers approvals that are not pending; the turn
+    carries neither a message nor answers.
+    """
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatTurn:
+    """One turn of a conversation: what the human adds to it."""
+
+    conversation_id: str
+    """The conversation (the AI SDK's chat id, AG-UI's thread id); a new id starts a new conversation."""
+    owner: str
+    """Who is asking (from the app's authentication); a new conversation belongs to them."""
+    agent: str | None = None
+    """The agent's name, one of `ChatBackend.agent_names()`.
+
+    `None` means the conversation's agent, or the first of `agent_names()` for a new conversation (AG-UI requests,
+    for one, name no agent). A name other than an existing conversation's agent is rejected (`TurnRejected`).
+    """
+    user_prompt: str | Sequence[UserContent] | None = None
+    """The user's new message, or `None` when the turn only answers approvals."""
+    deferred_tool_results: DeferredToolResults | None = None
+    """The human's answers (approvals, denials with reasons) to the approvals the conversation waits for."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PendingApproval:
+    """A tool call waiting for a human's approval."""
+
+    tool_call_id: str
+    """The call's id, which the answer in `DeferredToolResults.approvals` is keyed by."""
+    tool_name: str
+    """The tool's name."""
+    args: dict[str, Any] = field(default_factory=dict[str, Any])
+    """The call's arguments (decoded from JSON; `{'INVALID_JSON': raw}` when the model sent invalid JSON)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class WaitingConversation:
+    """A conversation waiting for a human: its last turn stopped on approvals."""
+
+    conversation_id: str
+    """The conversation's id."""
+    agent: str
+    """The conversation's agent."""
+    title: str
+    """A short title: the start of the conversation's first user message."""
+    approvals: tuple[PendingApproval, ...]
+    """The tool calls waiting for approval, in the order the model made them."""
+    updated_at: datetime
+    """When the conversation last changed (timezone-aware, UTC)."""
+
+
+@runtime_checkable
+class ChatBackend(Protocol):
+    """Runs the conversations of a chat app: turns, live events, history and the approvals inbox.
+
+    All methods are called from the app's event loop. See the module docstring for the contract.
+    """
+
+    def agent_names(self) -> Sequence[str]:
+        """The names of the agents this backend serves, in the order to offer them (the first is the default)."""
+        ...
+
+    async def stream_turn(self, turn: ChatTurn) -> AsyncIterator[NativeEvent]:
+        """Start a turn and return its events.
+
+        Awaiting this checks and starts the turn, so its errors come before any event (the app can still answer
+        with an error status); iterating the result streams the turn's events live, from the turn's start,
+        ending with an `AgentRunResultEvent` (whose output is `DeferredToolRequests` when the turn stops to wait
+        for approvals).
+
+        Raises:
+            ConversationNotFound: The conversation exists and the owner does not own it.
+            UnknownAgent: The turn names an agent the backend does not serve.
+            TurnRejected: The conversation cannot take this turn now.
+        """
+        ...
+
+    async def resume(self, conversation_id: str, owner: str) -> AsyncIterator[NativeEvent] | None:
+        """The running turn's events from the turn's start (then live), or `None` when no turn is running.
+
+        Raises:
+            ConversationNotFound: No such conversation of this owner.
+        """
+        ...
+
+    async def stop(self, conversation_id: str, owner: str) -> bool:
+        """Cancel the running turn; `True` if one was running.
+
+        The history keeps the turn's user message and what the turn completed before it was cancelled.
+
+        Raises:
+            ConversationNotFound: No such conversation of this owner.
+        """
+        ...
+
+    async def history(self, conversation_id: str, owner: str) -> list[ModelMessage]:
+        """The conversation's messages (during a turn: as of the turn's start, its new user message included).
+
+        Raises:
+            ConversationNotFound: No such conversation of this owner.
+        """
+        ...
+
+    async def inbox(self, owner: str) -> list[WaitingConversation]:
+        """The owner's conversations waiting for a human (approvals pending, no turn running), newest first."""
+        ...
