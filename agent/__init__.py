@@ -22,7 +22,7 @@ from ._events import AgentStreamEvent
 from ._model_request_context import ModelRequestContext
 from ._spec import AgentSpec
 from ._template import TemplateStr
-from .agent import Agent, AgentRetries, EndStrategy, capture_run_messages
+from .agent import Agent, AgentRetries, EndStrategy, InstrumentationSettings, capture_run_messages
 from .capabilities import AgentCapability, AgentModelSettings, CapabilityFunc
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, ConcurrencyLimit, ConcurrencyLimiter
 from .embeddings import Embedder, EmbeddingModel, EmbeddingResult, EmbeddingSettings
@@ -223,6 +223,7 @@ __all__ = (
     'IncompleteToolCall',
     'InlineDefsJsonSchemaTransformer',
     'InstructionPart',
+    'InstrumentationSettings',
     'JsonSchemaTransformer',
     'MCPServerTool',
     'MemoryTool',

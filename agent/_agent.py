@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypedDict, overload
 
 import pydantic
 from typing_extensions import TypeIs, TypeVar
@@ -24,6 +24,7 @@ from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._instructions import SystemPromptRunner, flatten_instructions
+from ._instrumentation import InstrumentationSettings
 from ._output_json_schema import output_json_schema
 from ._override import AgentOverrideMixin, resolve_spec
 from ._parts import ModelMessage, SystemPromptPart
@@ -54,7 +55,11 @@ RunOutputT = TypeVar('RunOutputT')
 EndStrategy = Literal['early', 'exhaustive']
 """What happens to other tool calls when the model produces a final result: skip them, or run them anyway."""
 
-EventStreamHandler = Callable[[Any, Any], Any]
+EventStreamHandler: TypeAlias = Callable[[RunContext[Any], AsyncIterable[Any]], Awaitable[None]]
+"""Receives a run's events as they happen (`Agent(event_stream_handler=...)`): the run context and the events."""
+
+EventStreamProcessor: TypeAlias = Callable[[RunContext[Any], AsyncIterable[Any]], AsyncIterator[Any]]
+"""Takes a run's events and yields the events to pass on (what `ProcessEventStream` wraps)."""
 
 
 class AgentRetries(TypedDict, total=False):
@@ -107,7 +112,7 @@ class Agent(
         tool_timeout: float | None = None,
         capabilities: Sequence[Any] | None = None,
         validation_context: Any = None,
-        instrument: Any = None,
+        instrument: InstrumentationSettings | bool | None = None,
         history_processors: Sequence[Callable[..., Any]] | None = None,
     ) -> None:
         self._override_var = ContextVar('agent_override', default=None)
@@ -122,7 +127,8 @@ class Agent(
         self.deps_type = deps_type
         self.model_settings = model_settings
         self.end_strategy: EndStrategy = end_strategy
-        self.instrument = instrument
+        self.instrument: InstrumentationSettings | bool | None = instrument
+        """Whether runs are traced with OpenTelemetry (`None`: as `Agent.instrument_all()` says)."""
         self._output_schema = OutputSchema.build(output_type)
         if isinstance(retries, int):
             retries = AgentRetries(tools=retries, output=retries)
@@ -150,6 +156,13 @@ class Agent(
             from .capabilities import HistoryProcessor
 
             self._capabilities.extend(HistoryProcessor(p) for p in history_processors)
+
+    _instrument_default: ClassVar[InstrumentationSettings | bool] = False
+
+    @staticmethod
+    def instrument_all(instrument: InstrumentationSettings | bool = True) -> None:
+        """Trace the runs of every agent created without its own `instrument=` setting (see `Instrumentation`)."""
+        Agent._instrument_default = instrument
 
     # ----- configuration -----
 

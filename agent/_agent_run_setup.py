@@ -206,6 +206,7 @@ def _refuse_forced_tool_choice(*layers: Any) -> None:
 async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
     """Set up a run and yield it, ready to be driven."""
     from .capabilities import CombinedCapability
+    from .capabilities._instrumentation import instrumentation_for_run
 
     agent = setup.agent
     model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
@@ -224,6 +225,8 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         state.run_step, state.retries, state.tool_retries = resumed.run_step, resumed.retries, resumed.tool_retries
     pending: list[PendingMessage] = []
     capability_list = [*agent.capabilities, *(setup.capabilities or [])]
+    # `Agent(instrument=...)` / `Agent.instrument_all()` add the Instrumentation capability, outermost.
+    capability_list[:0] = instrumentation_for_run(agent, capability_list)
     base_ctx = RunContext[Any](
         deps=setup.deps,
         model=model,

@@ -59,15 +59,9 @@ class AgentSpec(pydantic.BaseModel):
 
 
 def _registry(custom: Sequence[type[AbstractCapability[Any]]]) -> dict[str, type[AbstractCapability[Any]]]:
-    from . import capabilities as caps
+    from .capabilities import CAPABILITY_TYPES
 
-    registry: dict[str, type[AbstractCapability[Any]]] = {}
-    bases = (caps.AbstractCapability, caps.WrapperCapability, caps.CombinedCapability)
-    for value in vars(caps).values():
-        if isinstance(value, type) and issubclass(value, caps.AbstractCapability) and value not in bases:
-            name = value.get_serialization_name()
-            if name:
-                registry[name] = value
+    registry = dict(CAPABILITY_TYPES)
     for cls in custom:
         name = cls.get_serialization_name()
         if not name:

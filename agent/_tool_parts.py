@@ -17,6 +17,7 @@ from ._content import MultiModalContent
 from ._env import new_id, now_utc
 
 __all__ = (
+    'INVALID_JSON_KEY',
     'BaseToolCallPart',
     'BaseToolReturnPart',
     'NativeToolCallPart',
@@ -27,6 +28,9 @@ __all__ = (
     'revive_content',
     'tool_return_content_str',
 )
+
+INVALID_JSON_KEY = 'INVALID_JSON'
+"""The key under which `args_as_dict()` returns arguments that are not a JSON object, as the model wrote them."""
 
 ToolPartKind: TypeAlias = Literal['tool-search', 'capability-load']
 """Tags a call or return part that belongs to a family with a known shape (tool search, capability loading).
@@ -153,19 +157,29 @@ class BaseToolCallPart:
     provider_details: dict[str, Any] | None = None
     """Provider data with no standard field (some of it must be sent back to the same provider)."""
 
-    def args_as_dict(self) -> dict[str, Any]:
+    def args_as_dict(self, *, raise_if_invalid: bool = False) -> dict[str, Any]:
         """The arguments as a dict.
 
-        Raises:
-            ValueError: if the arguments are a string that is not a JSON object.
+        Arguments that are not a JSON object (a model cut off mid-call, or one that wrote invalid JSON) come back as
+        `{INVALID_JSON_KEY: <the raw text>}`, so the call can still be sent back to a model API that wants a dict.
+
+        Args:
+            raise_if_invalid: Raise `ValueError` for such arguments instead.
         """
         if not self.args:
             return {}
         if isinstance(self.args, dict):
             return self.args
-        parsed = pydantic_core.from_json(self.args)
+        try:
+            parsed = pydantic_core.from_json(self.args)
+        except ValueError:
+            if raise_if_invalid:
+                raise
+            return {INVALID_JSON_KEY: self.args}
         if not isinstance(parsed, dict):
-            raise ValueError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
+            if raise_if_invalid:
+                raise ValueError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
+            return {INVALID_JSON_KEY: self.args}
         return parsed  # pyright: ignore[reportUnknownVariableType]
 
     def args_as_json_str(self) -> str:

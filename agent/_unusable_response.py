@@ -108,7 +108,7 @@ def check_incomplete_tool_call(history: list[ModelMessage], max_tokens: int | No
     if not isinstance(call, ToolCallPart):
         return
     try:
-        call.args_as_dict()
+        call.args_as_dict(raise_if_invalid=True)
     except ValueError:
         pass
     else:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -34,6 +34,7 @@ __all__ = (
     'AnyConcurrencyLimit',
     'ConcurrencyLimit',
     'ConcurrencyLimiter',
+    'get_concurrency_context',
     'limiter_slot',
     'normalize_to_limiter',
 )
@@ -190,3 +191,13 @@ async def limiter_slot(limiter: AbstractConcurrencyLimiter | None, source: str) 
         yield
     finally:
         limiter.release()
+
+
+def get_concurrency_context(
+    limiter: AbstractConcurrencyLimiter | None, source: str = 'unnamed'
+) -> AbstractAsyncContextManager[None]:
+    """An async context manager holding a slot of `limiter` while it is entered (doing nothing for `None`).
+
+    `source` names who holds the slot (e.g. `'agent:support'`), for limiters that report it.
+    """
+    return limiter_slot(limiter, source)

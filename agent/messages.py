@@ -87,8 +87,10 @@ from ._parts import (
     UserPromptPart,
     tool_return_content_str,
 )
+from ._tool_parts import INVALID_JSON_KEY
 
 __all__ = (
+    'INVALID_JSON_KEY',
     'AgentStreamEvent',
     'AudioFormat',
     'AudioMediaType',

@@ -25,6 +25,7 @@ EXTENSION_API: dict[str, set[str]] = {
         'handle_ag_ui_request',
     },
     'agent.capabilities': {
+        'CAPABILITY_TYPES',
         'AbstractCapability',
         'AgentCapability',
         'Capability',
@@ -53,6 +54,7 @@ EXTENSION_API: dict[str, set[str]] = {
         'IO_HOOKS',
         'ImageGeneration',
         'IncludeToolReturnSchemas',
+        'Instrumentation',
         'LocalTool',
         'MCP',
         'NativeTool',

@@ -9,6 +9,7 @@ import pytest
 
 from agent import Agent
 from agent.messages import (
+    INVALID_JSON_KEY,
     AudioUrl,
     BinaryContent,
     CompactionPart,
@@ -324,14 +325,19 @@ def test_tool_call_delta_refuses_text_part():
         ToolCallPartDelta('t').apply(TextPart('x'))
 
 
-def test_args_as_dict_on_invalid_json_raises_value_error():
+def test_args_as_dict_keeps_invalid_json_under_the_invalid_json_key():
+    assert ToolCallPart('t', '{not json').args_as_dict() == {INVALID_JSON_KEY: '{not json'}
+    assert ToolCallPart('t', '[1, 2]').args_as_dict() == {'INVALID_JSON': '[1, 2]'}
+
+
+def test_args_as_dict_on_invalid_json_raises_value_error_when_asked():
     with pytest.raises(ValueError, match='column'):
-        ToolCallPart('t', '{not json').args_as_dict()
+        ToolCallPart('t', '{not json').args_as_dict(raise_if_invalid=True)
 
 
-def test_args_as_dict_on_json_that_is_not_an_object_raises_value_error():
+def test_args_as_dict_on_json_that_is_not_an_object_raises_value_error_when_asked():
     with pytest.raises(ValueError, match='JSON object'):
-        ToolCallPart('t', '[1, 2]').args_as_dict()
+        ToolCallPart('t', '[1, 2]').args_as_dict(raise_if_invalid=True)
 
 
 def test_args_as_dict_parses_json_and_passes_dicts_through():

@@ -5,6 +5,8 @@ instances to `Agent(capabilities=[...])`, which composes them into one `Combined
 `run_with_*_hooks` drivers run one lifecycle point with a capability's hooks around it.
 """
 
+from typing import Any
+
 from agent.toolsets import AgentToolset
 
 from ._abstract import HOOK_NAMES, AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
@@ -29,6 +31,7 @@ from ._hook_registry import HookRegistry, HookTimeoutError
 from ._hooks import Hooks
 from ._image_generation import ImageGeneration
 from ._include_return_schemas import IncludeToolReturnSchemas
+from ._instrumentation import Instrumentation
 from ._mcp import MCP
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareOutputTools, PrepareTools
@@ -58,6 +61,7 @@ from ._web_search import WebSearch
 from ._wrapper import WrapperCapability
 
 __all__ = (
+    'CAPABILITY_TYPES',
     'HOOK_NAMES',
     'IO_HOOKS',
     'MCP',
@@ -82,6 +86,7 @@ __all__ = (
     'Hooks',
     'ImageGeneration',
     'IncludeToolReturnSchemas',
+    'Instrumentation',
     'LocalTool',
     'NativeOrLocalTool',
     'NativeTool',
@@ -119,3 +124,18 @@ __all__ = (
     'run_with_tool_validate_hooks',
     'split_by_side',
 )
+
+
+def _capability_types() -> dict[str, type[AbstractCapability[Any]]]:
+    bases = (AbstractCapability, WrapperCapability, CombinedCapability)
+    found: dict[str, type[AbstractCapability[Any]]] = {}
+    for value in list(globals().values()):
+        if isinstance(value, type) and issubclass(value, AbstractCapability) and value not in bases:
+            name = value.get_serialization_name()
+            if name:
+                found[name] = value
+    return found
+
+
+CAPABILITY_TYPES: dict[str, type[AbstractCapability[Any]]] = _capability_types()
+"""Every capability that agent specs can name, by its serialization name (`get_serialization_name()`)."""

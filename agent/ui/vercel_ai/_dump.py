@@ -180,6 +180,6 @@ def _tool_part(
 
 def _input(call: ToolCallPart | NativeToolCallPart) -> object:
     try:
-        return call.args_as_dict()
+        return call.args_as_dict(raise_if_invalid=True)
     except ValueError:
         return call.args

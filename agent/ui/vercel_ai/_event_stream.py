@@ -369,6 +369,6 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
 def _safe_args(part: ToolCallPart | NativeToolCallPart) -> Any:
     """The call's arguments as an object; arguments that are not a JSON object are passed on as their text."""
     try:
-        return part.args_as_dict()
+        return part.args_as_dict(raise_if_invalid=True)
     except ValueError:
         return part.args

@@ -1,0 +1,5 @@
+"""The `Instrumentation` capability (also exported from `agent.capabilities`)."""
+
+from ._instrumentation import Instrumentation
+
+__all__ = ('Instrumentation',)
