@@ -46,6 +46,7 @@ from workflows import (
     with_data_converter,
     with_encryption,
 )
+from workflows._search_attributes import SearchAttributeGate, dev_server_search_attribute_args
 
 if TYPE_CHECKING:
     from temporalio.testing import WorkflowEnvironment
@@ -147,6 +148,8 @@ async def start_dev_server(
         dev_server_extra_args=[
             '--dynamic-config-value',
             f'history.timerProcessorMaxTimeShift="{DEV_SERVER_TIMER_FLOOR}"',
+            # The search attributes runs record (the approvals inbox), registered on the server's namespaces.
+            *dev_server_search_attribute_args(),
             *extra,
         ],
         ui=ui,
@@ -184,9 +187,14 @@ def build_worker(
     agents: Mapping[str, Agent[Any, Any] | DurableAgent],
     *,
     task_queue: str = DEFAULT_TASK_QUEUE,
+    search_attributes: bool | None = None,
     **worker_options: Any,
 ) -> Worker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
+
+    New runs record the search attributes of `workflows._search_attributes` (the approvals inbox) when the
+    namespace has them registered, which the worker asks once as it starts; `search_attributes=True` or `False`
+    decides without asking (e.g. where the worker may not list them).
 
     With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
     codec on `client`, the worker encrypts every payload it writes.
@@ -229,6 +237,7 @@ def build_worker(
     return AgentWorker(
         with_encryption(with_data_converter(client)),
         remote_toolsets=remote,
+        search_attributes=search_attributes,
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
@@ -260,15 +269,27 @@ def code_build_id(agents: Sequence[DurableAgent] = ()) -> str:
 
 
 class AgentWorker(Worker):
-    """A Temporal worker that also closes its agents' live MCP connections when it stops."""
+    """A Temporal worker that also closes its agents' live MCP connections when it stops.
 
-    def __init__(self, client: Client, *, remote_toolsets: Sequence[RemoteToolsets] = (), **options: Any) -> None:
-        super().__init__(client, **options)
+    Before it polls, it settles whether new runs record search attributes (see `workflows._search_attributes`).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        remote_toolsets: Sequence[RemoteToolsets] = (),
+        search_attributes: bool | None = None,
+        **options: Any,
+    ) -> None:
+        self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
+        super().__init__(client, patch_activation_callback=self._search_attributes.activate, **options)
         self._remote_toolsets = list(remote_toolsets)
 
     async def run(self) -> None:
         """Run until shut down, then close the connections the activities kept open."""
         try:
+            await self._search_attributes.check(self.client)
             await super().run()
         finally:
             for remote in self._remote_toolsets:

@@ -28,8 +28,12 @@ from temporalio.service import RPCError
 
 from deploy._environment import connect_from_environment
 
+# The workflow records them, so the runtime names them; this module registers them.
+from workflows._search_attributes import AGENT_NAME, AGENT_OWNER, AGENT_STATE, PENDING_APPROVALS, SEARCH_ATTRIBUTES
+
 __all__ = (
     'AGENT_NAME',
+    'AGENT_OWNER',
     'AGENT_STATE',
     'PENDING_APPROVALS',
     'SEARCH_ATTRIBUTES',
@@ -37,16 +41,6 @@ __all__ = (
     'main',
     'register_search_attributes',
 )
-
-AGENT_NAME = SearchAttributeKey.for_keyword('AgentName')
-"""The registered name of the agent a run belongs to."""
-AGENT_STATE = SearchAttributeKey.for_keyword('AgentState')
-"""Where the run is (`running`, `awaiting_deferred_tools`, `completed`, ...)."""
-PENDING_APPROVALS = SearchAttributeKey.for_int('PendingApprovals')
-"""How many tool calls of the run wait for a human's approval."""
-
-SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[Any], ...] = (AGENT_NAME, AGENT_STATE, PENDING_APPROVALS)
-"""Every custom search attribute agent runs record; a namespace needs all of them registered."""
 
 
 class SearchAttributeConflict(RuntimeError):

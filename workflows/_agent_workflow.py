@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -41,16 +41,30 @@ with workflow.unsafe.imports_passed_through():
     from agent._ports import use_ports
     from agent._threads import INLINE, use_thread_executor
     from agent.graph import End
+    from agent.run import AgentRun
     from agent.usage import RunUsage
 
     from ._data_converter import PayloadDecodeError
-    from ._door import InvalidInput, parse_deferred_results, parse_one, validate_json_value
+    from ._door import InvalidInput, parse_deferred_results, parse_one
     from ._handoff import carry_history, load_history
+    from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
     from ._registry import get_durable_agent
     from ._result_size import fit_result, message_page
+    from ._run_attributes import RunAttributes, RunView
+    from ._run_input import INPUT_HINT, RUN_INPUT, cancel_request, check_input, invalid_input, validated_deps
     from ._stand_in_model import StandInModel
-    from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, Rejection, RunStatus
+    from ._turns import Turn, TurnSlot, completed_messages
+    from ._types import (
+        TURN_CANCELLED,
+        AgentRunInput,
+        AgentRunOutput,
+        CancelTurnResult,
+        ConversationMessage,
+        MessagePage,
+        Rejection,
+        RunStatus,
+    )
 
 __all__ = ('AgentWorkflow', 'conversation_workflow_id')
 
@@ -58,14 +72,6 @@ __all__ = ('AgentWorkflow', 'conversation_workflow_id')
 def conversation_workflow_id(agent: str, conversation_id: str) -> str:
     """The workflow id of a conversation, so a stateless front end can address it by conversation id alone."""
     return f'agent-{agent}-conversation-{conversation_id}'
-
-
-@dataclass
-class _Turn:
-    prompt: Any
-    done: bool = False
-    result: AgentRunOutput | None = None
-    error: BaseException | None = None
 
 
 def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
@@ -78,36 +84,8 @@ def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
     return as_workflow_failure(exc)
 
 
-CONTINUE_AFTER_EVENTS = 1000
-"""Events a run adds to its own history before it follows Temporal's suggestion to continue as new."""
-CONTINUE_AFTER_BYTES = 2 * 1024 * 1024
-"""Bytes a run adds to its own history before it follows Temporal's suggestion to continue as new."""
-HISTORY_BYTES_CEILING = 40 * 1024 * 1024
-"""A history this large continues as new at the next consistent point whatever else (Temporal's limit is 50 MB)."""
-
 MAX_REJECTIONS_KEPT = 20
 """How many rejected signal parts the `status` query lists (the newest)."""
-
-_RUN_INPUT = 'The AgentWorkflow input'
-_INPUT_HINT = (
-    ' Start AgentWorkflow with one JSON object such as {"agent": "<registered name>", "prompt": "..."}; '
-    'the README\'s "Durable runs" section lists every field.'
-)
-
-
-def _invalid_input(message: str) -> ApplicationError:
-    return ApplicationError(message, type='InvalidInput', non_retryable=True)
-
-
-def _check_input(inp: AgentRunInput) -> None:
-    if inp.idle_timeout_seconds is not None and not inp.idle_timeout_seconds > 0:
-        raise InvalidInput(
-            f'{_RUN_INPUT} is invalid: idle_timeout_seconds must be positive, got {inp.idle_timeout_seconds}'
-        )
-    if inp.max_turns_per_run is not None and inp.max_turns_per_run < 1:
-        raise InvalidInput(
-            f'{_RUN_INPUT} is invalid: max_turns_per_run must be at least 1, got {inp.max_turns_per_run}'
-        )
 
 
 @workflow.defn(name='AgentWorkflow', failure_exception_types=[PayloadDecodeError])
@@ -123,7 +101,7 @@ class AgentWorkflow:
         self._ports: WorkflowPorts | None = None
         self._status = RunStatus()
         self._early = DeferredToolResults()
-        self._turns: deque[_Turn] = deque()
+        self._turns: deque[Turn] = deque()
         self._closing = False
         self._new_messages: list[ModelMessage] = []
         self._deps: Any = None
@@ -133,12 +111,16 @@ class AgentWorkflow:
         self._input: AgentRunInput | None = None
         self._input_error: str | None = None
         try:
-            inp = parse_one(args, AgentRunInput, _RUN_INPUT)
-            _check_input(inp)
+            inp = parse_one(args, AgentRunInput, RUN_INPUT)
+            check_input(inp)
             self._input = inp
         except InvalidInput as exc:
             self._input_error = str(exc)
         self._conversation = self._input is not None and self._input.conversation
+        self._attributes = RunAttributes(self._attributes_view)
+        self._turn_slot = TurnSlot()
+        self._live_run: AgentRun[Any, Any] | None = None  # the agent run in progress, for what a cancelled turn did
+        self._waiting_output: Any = None  # a conversation's last turn's output while it waits for the next message
 
     @workflow.run
     async def run(self, *args: Any) -> AgentRunOutput:
@@ -146,22 +128,43 @@ class AgentWorkflow:
         inp = self._input
         if inp is None:
             self._status.state = 'failed'
-            raise _invalid_input(f'{self._input_error}.{_INPUT_HINT}')
+            raise invalid_input(f'{self._input_error}.{INPUT_HINT}')
+        self._attributes.start(inp.agent, inp.owner)
         try:
-            self._deps = self._validated_deps(inp)
+            self._deps = validated_deps(inp)
             inp = await self._take_handoff(inp)
             output = await (self._converse(inp) if inp.conversation else self._run(inp))
         except ContinueAsNewError:
+            self._attributes.stop(record=False)  # the next run goes on from the attributes as they are
             raise
+        except GeneratorExit:
+            raise  # the coroutine is closed outside the workflow's event loop (a run dropped from the cache)
         except BaseException as exc:
             self._status.state = 'failed'
+            self._attributes.stop()
             failure = _as_workflow_failure(exc)
             if failure is not None:
                 raise failure from exc
             raise
         self._status.state = 'completed'
+        self._attributes.stop()
         self._new_messages = output.new_messages
         return fit_result(output)
+
+    def _attributes_view(self) -> RunView:
+        """What the run's search attributes show now: its state and the approvals waiting for a human."""
+        ports = self._ports
+        if ports is not None and ports.pending is not None:
+            remaining = ports.pending.remaining(ports.collected)
+            waiting = len(remaining.approvals) if remaining is not None else 0
+            return RunView(self.status().state, waiting)
+        state = self._status.state
+        # A conversation whose turns end on approvals (the agent's output allows `DeferredToolRequests`) waits for
+        # a human between turns.
+        output = self._waiting_output
+        if state == 'awaiting_message' and isinstance(output, DeferredToolRequests):
+            return RunView(state, len(output.approvals))
+        return RunView(state, 0)
 
     async def _take_handoff(self, inp: AgentRunInput) -> AgentRunInput:
         """`inp` with the conversation an earlier run handed over by reference read back into `message_history`."""
@@ -206,10 +209,12 @@ class AgentWorkflow:
         usage = RunUsage()
         turns = 0
         if inp.prompt is not None or inp.deferred_tool_results is not None:
-            last = await self._run(inp)
-            history.extend(last.new_messages)
-            conversation_id, turns = last.conversation_id, 1
-            usage.incr(last.usage)
+            first, kept = await self._take_turn(inp, history)
+            start = min(start, kept)
+            if first is not None:
+                last, turns = first, 1
+                usage.incr(first.usage)
+            conversation_id = self._turn_conversation_id(first, conversation_id)
         idle = timedelta(seconds=inp.idle_timeout_seconds) if inp.idle_timeout_seconds else None
         while True:
             if not self._turns and not self._closing and self._time_to_continue_as_new(inp, turns):
@@ -225,19 +230,30 @@ class AgentWorkflow:
             turn = self._turns.popleft()
             self._status.state = 'running'
             try:
-                out = await self._run(
+                out, kept = await self._take_turn(
                     replace(
                         inp, prompt=turn.prompt, message_history=history, deferred_tool_results=None,
                         conversation_id=conversation_id,
-                    )
+                    ),
+                    history,
                 )  # fmt: skip
             except Exception as exc:
                 # A failed turn fails its update, not the conversation.
                 turn.error = _as_workflow_failure(exc) or ApplicationError(f'{type(exc).__name__}: {exc}')
                 turn.done = True
                 continue
-            history.extend(out.new_messages)
-            conversation_id = out.conversation_id
+            start = min(start, kept)
+            conversation_id = self._turn_conversation_id(out, conversation_id)
+            if out is None:
+                reason = self._turn_slot.reason
+                turn.error = ApplicationError(
+                    f'The turn was cancelled{f": {reason}" if reason else ""}. The conversation keeps its message '
+                    'and the steps it completed, and takes the next message.',
+                    type=TURN_CANCELLED,
+                    non_retryable=True,
+                )
+                turn.done = True
+                continue
             usage.incr(out.usage)
             turn.result, turn.done, last, turns = out, True, out, turns + 1
         return AgentRunOutput(
@@ -248,49 +264,43 @@ class AgentWorkflow:
             conversation_id=conversation_id or '',
         )
 
+    async def _take_turn(self, inp: AgentRunInput, history: list[ModelMessage]) -> tuple[AgentRunOutput | None, int]:
+        """Run one turn of a conversation on `history`, which it brings up to date in place.
+
+        Returns the turn's output (`None` if `cancel_turn` stopped it) and how many of the messages `history` had
+        are unchanged: a turn that follows a cancelled one sends that turn's unanswered request again, merged with
+        its own, so that request is replaced.
+        """
+        self._live_run, self._waiting_output = None, None
+        out = await self._turn_slot.run(self._run(inp))
+        live = self._live_run
+        if live is None:
+            return out, len(history)  # cancelled before the agent run began: it added nothing
+        kept = len(live.all_messages()) - len(live.new_messages())
+        del history[kept:]
+        if out is not None:
+            history.extend(out.new_messages)
+            self._waiting_output = out.output
+        else:
+            history.extend(completed_messages(live.new_messages()))
+        return out, kept
+
+    def _turn_conversation_id(self, out: AgentRunOutput | None, current: str | None) -> str | None:
+        """The conversation's id after a turn (one that was cancelled may still have given the conversation one)."""
+        if out is not None:
+            return out.conversation_id
+        live = self._live_run
+        return live.ctx.conversation_id if live is not None else current
+
     def _time_to_continue_mid_run(self, inp: AgentRunInput, steps: int) -> bool:
         if inp.max_steps_per_run is not None and steps >= inp.max_steps_per_run:
             return True
-        return steps > 0 and self._history_is_full()
+        return steps > 0 and history_is_full(self._history_at_start)
 
     def _time_to_continue_as_new(self, inp: AgentRunInput, turns: int) -> bool:
         if inp.max_turns_per_run is not None and turns >= inp.max_turns_per_run:
             return True
-        return turns > 0 and self._history_is_full()
-
-    def _history_is_full(self) -> bool:
-        """Temporal suggests continuing as new, and this run has added enough to its history for that to pay off.
-
-        A run that took over a large conversation starts with that conversation in its history (the pages it
-        loaded), so Temporal may suggest continuing as new at once; doing so after every step would read the whole
-        conversation back for each one. The run goes on until it has grown by `CONTINUE_AFTER_EVENTS` events or
-        `CONTINUE_AFTER_BYTES` bytes itself, unless its history nears Temporal's hard limit.
-        """
-        info = workflow.info()
-        size = info.get_current_history_size()
-        if size >= HISTORY_BYTES_CEILING:
-            return True
-        if not info.is_continue_as_new_suggested():
-            return False
-        events_at_start, size_at_start = self._history_at_start
-        grown_events = info.get_current_history_length() - events_at_start
-        return grown_events >= CONTINUE_AFTER_EVENTS or size - size_at_start >= CONTINUE_AFTER_BYTES
-
-    @staticmethod
-    def _validated_deps(inp: AgentRunInput) -> Any:
-        """The run's deps as the agent's `deps_type` (checked once, before anything runs).
-
-        Raises:
-            ApplicationError: a non-retryable `InvalidInput` naming what does not fit.
-        """
-        agent = get_durable_agent(inp.agent, workflow.info().task_queue).agent
-        if agent.deps_type is type(None) or inp.deps is None:
-            return inp.deps
-        try:
-            # The worker checked at start-up that the type serializes (see `serializable_deps_adapter`).
-            return validate_json_value(inp.deps, agent.deps_type, _RUN_INPUT, 'deps.')
-        except InvalidInput as exc:
-            raise _invalid_input(f'{exc}. The agent {inp.agent!r} takes deps of type {agent.deps_type!r}.') from None
+        return turns > 0 and history_is_full(self._history_at_start)
 
     async def _run(self, inp: AgentRunInput) -> AgentRunOutput:
         durable = get_durable_agent(inp.agent, workflow.info().task_queue)
@@ -327,6 +337,7 @@ class AgentWorkflow:
                 metadata=inp.metadata,
                 infer_name=False,
             ) as agent_run:
+                self._live_run = agent_run
                 node = agent_run.next_node
                 first_step = agent_run.state.run_step
                 checkpoint: RunCheckpoint | None = None
@@ -367,7 +378,7 @@ class AgentWorkflow:
     async def send_message(self, *args: Any) -> AgentRunOutput:
         """A new user turn in a conversation (one `ConversationMessage`); returns that turn's result."""
         message = parse_one(args, ConversationMessage, 'The send_message input')
-        turn = _Turn(message.prompt)
+        turn = Turn(message.prompt)
         self._turns.append(turn)
         await workflow.wait_condition(lambda: turn.done)
         if turn.error is not None:
@@ -382,6 +393,32 @@ class AgentWorkflow:
         if self._closing:
             raise ValueError('The conversation is closing and takes no more messages.')
         parse_one(args, ConversationMessage, 'The send_message input')
+
+    @workflow.update(name='cancel_turn')
+    async def cancel_turn(self, *args: Any) -> CancelTurnResult:
+        """Stop the conversation's running turn (optionally one `CancelTurn`); returns once the turn has ended.
+
+        An update rather than a signal, so the caller learns whether a turn was running and, once it returns, that
+        the turn is over (its `send_message` update has failed with `TURN_CANCELLED`) and the conversation takes the
+        next message. Queued turns are not affected.
+        """
+        request = cancel_request(args)
+        task = self._turn_slot.cancel(request.reason)
+        if task is None:
+            return CancelTurnResult(cancelled=False)
+        workflow.logger.info('Cancelling the running turn%s', f': {request.reason}' if request.reason else '')
+        await workflow.wait_condition(lambda: self._turn_slot.ended(task))
+        return CancelTurnResult(cancelled=self._turn_slot.was_cancelled(task))
+
+    @cancel_turn.validator
+    def _validate_cancel(self, *args: Any) -> None:
+        if not self._conversation:
+            # A single run is one turn: cancelling the workflow (`temporal workflow cancel`) is how it is stopped.
+            raise ValueError(
+                'This run is not a conversation, so it has no turns to cancel; cancel the run itself instead '
+                '(temporal workflow cancel --workflow-id <id>).'
+            )
+        cancel_request(args)
 
     @workflow.signal(name='close_conversation')
     def close_conversation(self, *args: Any) -> None:

@@ -15,8 +15,11 @@ from agent.usage import RunUsage, UsageLimits
 from ._approval_policy import ApprovalPolicy
 
 __all__ = (
+    'TURN_CANCELLED',
     'AgentRunInput',
     'AgentRunOutput',
+    'CancelTurn',
+    'CancelTurnResult',
     'ConversationMessage',
     'DeferredNotice',
     'HistoryHandoff',
@@ -24,6 +27,9 @@ __all__ = (
     'Rejection',
     'RunStatus',
 )
+
+TURN_CANCELLED = 'TurnCancelled'
+"""The `ApplicationError` type a `send_message` update fails with when `cancel_turn` cancelled its turn."""
 
 
 @dataclass
@@ -71,6 +77,9 @@ class AgentRunInput:
     """Set by a run that continued as new in the middle of an agent run: continue that agent run."""
     held_results: DeferredToolResults | None = None
     """Set by continue-as-new: deferred tool results that arrived before their calls were pending."""
+    owner: str | None = None
+    """Who started the run (a user id), recorded as the `AgentOwner` search attribute so an inbox can list a
+    person's runs (see `workflows._search_attributes`)."""
 
 
 @dataclass
@@ -147,3 +156,19 @@ class ConversationMessage:
 
     prompt: str | list[UserContent]
     """The user prompt."""
+
+
+@dataclass
+class CancelTurn:
+    """Input of the `cancel_turn` update (optional: the update also takes no input)."""
+
+    reason: str | None = None
+    """Why the turn is stopped; part of the cancelled `send_message`'s error."""
+
+
+@dataclass
+class CancelTurnResult:
+    """Result of the `cancel_turn` update."""
+
+    cancelled: bool
+    """Whether a turn was running and ended cancelled (`False`: nothing was running, or it finished first)."""

@@ -72,6 +72,9 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
     ('a negative idle timeout', [{'agent': 'echo', 'idle_timeout_seconds': -5}], ['idle_timeout_seconds', '-5']),
     ('a zero idle timeout', [{'agent': 'echo', 'idle_timeout_seconds': 0}], ['idle_timeout_seconds', 'positive']),
     ('zero turns per run', [{'agent': 'echo', 'max_turns_per_run': 0}], ['max_turns_per_run']),
+    ('a blank owner', [{'agent': 'echo', 'owner': '  '}], ['owner must be a non-blank user id']),
+    ('an owner too long', [{'agent': 'echo', 'owner': 'x' * 300}], ['owner', 'at most 255 characters', "'xxxx"]),
+    ('an owner of the wrong type', [{'agent': 'echo', 'owner': 42}], ['owner', '42']),
 ]
 
 

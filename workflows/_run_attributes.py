@@ -1,0 +1,87 @@
+"""`RunAttributes`: a run's search attributes, upserted from inside the workflow only when a value changes.
+
+Each upsert is an event in the run's history, so the run never upserts per step: it keeps what it last recorded
+(starting from the attributes the run started with, which continue-as-new carries over) and upserts only the
+values that differ. A watcher task notices changes that happen deep in the agent graph (a tool call starts
+waiting for approval) without hooks in it: it waits on a condition comparing what the run shows now with what it
+last recorded, and the workflow's event loop checks that condition deterministically, at the same points on
+replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import SearchAttributeKey, SearchAttributeUpdate
+
+from ._search_attributes import AGENT_NAME, AGENT_OWNER, AGENT_STATE, PENDING_APPROVALS, RECORD_SEARCH_ATTRIBUTES
+
+__all__ = ('RunAttributes', 'RunView')
+
+
+@dataclass(frozen=True)
+class RunView:
+    """What the attributes show of a run at one moment."""
+
+    state: str
+    """The `status` query's state."""
+    pending_approvals: int
+    """Tool calls waiting for a human's approval."""
+
+
+class RunAttributes:
+    """Records a run's search attributes (or nothing, when the run decided not to: see `workflows._search_attributes`).
+
+    Args:
+        view: what the run shows now; called whenever the workflow's conditions are checked, so keep it cheap.
+    """
+
+    def __init__(self, view: Callable[[], RunView]) -> None:
+        self._view = view
+        self._enabled = False
+        self._recorded: dict[str, Any] = {}
+        self._watcher: asyncio.Task[None] | None = None
+
+    def start(self, agent: str, owner: str | None) -> None:
+        """Decide (once, as the run starts) whether the run records attributes; if so record them and keep watching."""
+        self._enabled = workflow.patched(RECORD_SEARCH_ATTRIBUTES)
+        if not self._enabled:
+            return
+        for pair in workflow.info().typed_search_attributes:
+            self._recorded[pair.key.name] = pair.value
+        self._record({AGENT_NAME: agent, AGENT_OWNER: owner, **self._values(self._view())})
+        self._watcher = asyncio.create_task(self._watch())
+
+    def stop(self, *, record: bool = True) -> None:
+        """Stop watching; with `record`, record the run's final view (completed or failed) first."""
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
+        if self._enabled and record:
+            self._record(self._values(self._view()))
+
+    async def _watch(self) -> None:
+        while True:
+            await workflow.wait_condition(lambda: self._changed(self._values(self._view())))
+            self._record(self._values(self._view()))
+
+    @staticmethod
+    def _values(view: RunView) -> dict[SearchAttributeKey[Any], Any]:
+        return {AGENT_STATE: view.state, PENDING_APPROVALS: view.pending_approvals}
+
+    def _changed(self, values: dict[SearchAttributeKey[Any], Any]) -> bool:
+        return any(self._recorded.get(key.name) != value for key, value in values.items())
+
+    def _record(self, values: dict[SearchAttributeKey[Any], Any]) -> None:
+        updates: list[SearchAttributeUpdate[Any]] = []
+        for key, value in values.items():
+            if self._recorded.get(key.name) == value:
+                continue
+            self._recorded[key.name] = value
+            updates.append(key.value_unset() if value is None else key.value_set(value))
+        if updates:
+            workflow.upsert_search_attributes(updates)
