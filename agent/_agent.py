@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -55,10 +55,10 @@ RunOutputT = TypeVar('RunOutputT')
 EndStrategy = Literal['early', 'exhaustive']
 """What happens to other tool calls when the model produces a final result: skip them, or run them anyway."""
 
-EventStreamHandler: TypeAlias = Callable[[RunContext[Any], AsyncIterable[Any]], Awaitable[None]]
+EventStreamHandler: TypeAlias = Callable[[RunContext[Any], AsyncIterator[Any]], Awaitable[None]]
 """Receives a run's events as they happen (`Agent(event_stream_handler=...)`): the run context and the events."""
 
-EventStreamProcessor: TypeAlias = Callable[[RunContext[Any], AsyncIterable[Any]], AsyncIterator[Any]]
+EventStreamProcessor: TypeAlias = Callable[[RunContext[Any], AsyncIterator[Any]], AsyncIterator[Any]]
 """Takes a run's events and yields the events to pass on (what `ProcessEventStream` wraps)."""
 
 

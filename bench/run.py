@@ -320,7 +320,7 @@ async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
     name, expected, queue = 'bench_approval', tool_loop_output(), new_task_queue('S5')
     count = 100 if bench.quick else 1000
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
-    options = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
+    options: dict[str, Any] = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
 
     async def send_approval(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> None:
         await retrying(lambda: handle.signal(AgentWorkflow.submit_deferred_tool_results, approve))
