@@ -2,18 +2,23 @@
 
 `TurnEventPublisher` (`InMemoryPublisher`, `HttpPublisher`) is the worker's event stream handler that sends each
 activity's events to the chat server; `TurnEventHub` keeps each conversation's running turn there and replays it
-to readers; `turn_events_route` is the chat server's endpoint for `HttpPublisher`.
+to readers; `turn_events_route` is the chat server's endpoint for `HttpPublisher`. `DurableChatBackend` is the
+chat app's backend over conversation workflows (`python -m workflows.chat` serves the page with a worker).
 """
 
+from ._backend import CHAT_WORKFLOW_PREFIX, DurableChatBackend, chat_workflow_id
 from ._http_relay import HttpPublisher
 from ._hub import StreamRestarted, TurnEventHub, TurnSubscription
 from ._hub_route import DEFAULT_MAX_BATCH_BYTES, TURN_EVENTS_PATH, turn_events_route
+from ._live_turn import TurnFailed
 from ._relay import EventSource, InMemoryPublisher, TurnEventPublisher
 from ._turn_events import TurnEvent
 
 __all__ = (
+    'CHAT_WORKFLOW_PREFIX',
     'DEFAULT_MAX_BATCH_BYTES',
     'TURN_EVENTS_PATH',
+    'DurableChatBackend',
     'EventSource',
     'HttpPublisher',
     'InMemoryPublisher',
@@ -21,6 +26,8 @@ __all__ = (
     'TurnEvent',
     'TurnEventHub',
     'TurnEventPublisher',
+    'TurnFailed',
     'TurnSubscription',
+    'chat_workflow_id',
     'turn_events_route',
 )

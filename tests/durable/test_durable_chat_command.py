@@ -1,0 +1,73 @@
+"""`python -m workflows.chat`: one command serves the chat page over durable conversations, with its own worker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import uuid
+
+import httpx2
+import pytest
+from temporalio.client import Client
+
+from tests.ui.web._agents import chat_agent
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+BOUND = 15.0  # the command starts a Python process that imports the project
+
+assistant = chat_agent()
+
+
+async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Client, task_queue: str):
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        '-m',
+        'workflows.chat',
+        '--agents',
+        f'{__name__}:assistant',
+        '--address',
+        client.service_client.config.target_host,
+        '--task-queue',
+        task_queue,
+        '--port',
+        '0',
+        '--token',
+        'command-token',
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(BOUND):
+            line = (await process.stdout.readline()).decode()
+            if not line:
+                assert process.stderr is not None
+                pytest.fail(f'the command exited: {(await process.stderr.read()).decode()}')
+        url = line.split(': ', 1)[1].strip()
+        base = url.split('/#', 1)[0]
+        message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from the command'}]}
+        body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
+        headers = {'Authorization': 'Bearer command-token'}
+        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+            page = await http.get('/')
+            refused = await http.get('/api/agents')
+            answer = await http.post('/api/chat', json=body, headers=headers)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            async with asyncio.timeout(BOUND):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+            assert process.stderr is not None
+            pytest.fail(f'the command did not stop on SIGINT: {(await process.stderr.read()).decode()[-3000:]}')
+
+    assert line.startswith('Chat with assistant: http://127.0.0.1:')
+    assert url.endswith('/#token=command-token')
+    assert page.status_code == 200
+    assert refused.status_code == 401
+    chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
+    assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: hi from the command'

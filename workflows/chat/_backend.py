@@ -1,0 +1,384 @@
+"""`DurableChatBackend`: the chat app's conversations as `AgentWorkflow` conversation runs.
+
+A conversation is one conversation workflow, `chat-<conversation id>`: the id comes from the conversation id
+alone, because a request may name no agent (AG-UI's does not), so a stateless chat server finds the workflow of
+any request. The agent and the owner are fixed when the workflow starts: in its input (`agent`, `owner`, which
+the run records as search attributes) and in its memo, which every call reads back (`describe`) to check that the
+caller owns the conversation.
+
+A new message is a `send_message` update sent with update-with-start (`USE_EXISTING`), so the first message starts
+the workflow and the next ones reach it, in one call; the backend waits only until the update is accepted and then
+streams the turn's events from the `TurnEventHub`, which the worker's `TurnEventPublisher` feeds (see
+`workflows.chat._relay`). `begin_turn` is called before the update, so the previous turn's events are not replayed
+as this one's. How a turn's stream ends (a result, or approvals to wait for) is `LiveTurn`'s business.
+
+An approval from the page is a `resolve_deferred_tools` update on the same run: the turn continues in place, and
+its result still comes from the original `send_message` update, found by id in the workflow's history after a
+chat-server restart (the backend remembers it otherwise). The history shown to the page is read from the
+workflow's history as well (see `_conversation_log`), so nothing but the hub's live events lives only here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateStage,
+)
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
+
+from agent._content import UserContent
+from agent._deferred import DeferredToolRequests, DeferredToolResults
+from agent._parts import ModelMessage
+from agent.ui._event_stream import NativeEvent
+from agent.ui.web import (
+    ChatTurn,
+    ConversationNotFound,
+    NotOwner,
+    PendingApproval,
+    TurnRejected,
+    UnknownAgent,
+    WaitingConversation,
+)
+from workflows._agent_workflow import AgentWorkflow
+from workflows._encryption import with_encryption
+from workflows._types import AgentRunInput, AgentRunOutput, CancelTurn, CancelTurnResult, ConversationMessage
+
+from ._conversation_log import read_conversation
+from ._hub import TurnEventHub
+from ._live_turn import LiveTurn
+from ._turn_results import approvals_response, denial_events
+
+__all__ = ('CHAT_WORKFLOW_PREFIX', 'DurableChatBackend', 'chat_workflow_id')
+
+CHAT_WORKFLOW_PREFIX = 'chat-'
+"""The start of every chat conversation's workflow id."""
+
+_TITLE_LENGTH = 80
+_STOP_BOUND = 10.0  # seconds `stop` waits for the stopped turn's stream to end after the workflow confirmed it
+
+
+def chat_workflow_id(conversation_id: str) -> str:
+    """The workflow id of a chat conversation."""
+    return f'{CHAT_WORKFLOW_PREFIX}{conversation_id}'
+
+
+class _Conversation:
+    """What `describe` says of a conversation workflow."""
+
+    def __init__(self, handle: WorkflowHandle[Any, Any], agent: str, running: bool) -> None:
+        self.handle = handle
+        self.agent = agent
+        self.running = running
+
+
+class DurableChatBackend:
+    """A `ChatBackend` whose conversations are `AgentWorkflow` conversation runs on a Temporal task queue.
+
+    ```python
+    hub = TurnEventHub()
+    backend = DurableChatBackend(client, agents=['assistant'], task_queue='agents', hub=hub)
+    app = create_chat_app(backend, auth=bearer_token_auth(token))
+    # and a worker whose agents publish their events to the hub:
+    build_worker(client, {'assistant': DurableAgent(agent, event_stream_handler=InMemoryPublisher(hub))})
+    ```
+
+    Tools that need approval make the turn wait inside the workflow (the agent's approval policy applies); the
+    page's answer continues the same run. The inbox reads the runs' search attributes (`AgentOwner`,
+    `PendingApprovals`), so it needs them registered on the namespace.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        agents: Sequence[str],
+        task_queue: str,
+        hub: TurnEventHub,
+        poll_interval: float = 0.25,
+    ) -> None:
+        """Serve the conversations of `agents` (registered with the workers of `task_queue`).
+
+        Args:
+            client: The Temporal client (payloads are encrypted with the environment's keys, as `AgentClient` does).
+            agents: The agents' registered names, in the order the page offers them (the first is the default).
+            task_queue: The task queue of the workers that run the agents.
+            hub: Where the workers' turn events arrive.
+            poll_interval: Seconds between two looks at whether a running turn waits for approvals.
+        """
+        if not agents:
+            raise ValueError('DurableChatBackend needs at least one agent.')
+        self._client = with_encryption(client)
+        self._agents = list(agents)
+        self._task_queue = task_queue
+        self._hub = hub
+        self._poll_interval = poll_interval
+        self._turns: dict[str, LiveTurn] = {}
+
+    def agent_names(self) -> Sequence[str]:
+        """The agents' names, in the order given."""
+        return list(self._agents)
+
+    async def stream_turn(self, turn: ChatTurn) -> AsyncIterator[NativeEvent]:
+        """Send the turn to the conversation's workflow and return its live events (see `ChatBackend`).
+
+        Raises:
+            ConversationNotFound: The conversation belongs to another owner.
+            UnknownAgent: No agent of that name.
+            TurnRejected: A turn runs, the agent differs, the answers are not the pending approvals, or the
+                conversation has ended.
+        """
+        workflow_id = chat_workflow_id(turn.conversation_id)
+        conversation = await self._describe(workflow_id, turn.owner)
+        agent = turn.agent or (conversation.agent if conversation else self._agents[0])
+        if agent not in self._agents:
+            raise UnknownAgent(agent)
+        if conversation is not None:
+            if conversation.agent != agent:
+                raise TurnRejected(f'This conversation is with agent {conversation.agent!r}, not {agent!r}.')
+            if not conversation.running:
+                raise TurnRejected('This conversation has ended and takes no more turns; start a new one.')
+        if turn.deferred_tool_results is not None:
+            if conversation is None:
+                raise TurnRejected('No tool calls are waiting for approval in this conversation.')
+            if turn.user_prompt is not None:
+                raise TurnRejected('Answer the pending approvals first, then send the message.')
+            live = await self._answer(conversation.handle, turn.deferred_tool_results)
+        elif turn.user_prompt is None:
+            raise TurnRejected('The turn has neither a message nor answers to pending approvals.')
+        else:
+            if conversation is not None:
+                await self._check_idle(conversation.handle)
+            live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt)
+        # Only running stretches are needed (for `resume` and `history`); forget the others.
+        self._turns = {key: other for key, other in self._turns.items() if other.running}
+        self._turns[workflow_id] = live
+        return live.read()
+
+    async def _send(
+        self, conversation_id: str, agent: str, owner: str, prompt: str | Sequence[UserContent]
+    ) -> LiveTurn:
+        workflow_id = chat_workflow_id(conversation_id)
+        message = ConversationMessage(prompt if isinstance(prompt, str) else list(prompt))
+        start = WithStartWorkflowOperation(
+            AgentWorkflow.run,
+            AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, owner=owner),
+            id=workflow_id,
+            task_queue=self._task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            memo={'agent': agent, 'owner': owner, 'title': _title(prompt)},
+        )
+        self._hub.begin_turn(workflow_id)  # before the update, so none of this turn's events is taken for the last's
+        try:
+            update = await self._client.start_update_with_start_workflow(
+                'send_message',
+                message,
+                id=f'message-{uuid.uuid4().hex}',
+                start_workflow_operation=start,
+                wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+                result_type=AgentRunOutput,
+            )
+        except WorkflowUpdateFailedError as exc:
+            raise TurnRejected(_failure_message(exc)) from exc
+        handle = self._client.get_workflow_handle(workflow_id)
+        return self._follow(handle, update.id)
+
+    async def _answer(self, handle: WorkflowHandle[Any, Any], results: DeferredToolResults) -> LiveTurn:
+        pending = await handle.query(AgentWorkflow.pending_deferred_tools)
+        if pending is None:
+            raise TurnRejected('No tool calls are waiting for approval in this conversation.')
+        expected, given = set(pending.tool_call_ids), set(results.tool_call_ids)
+        if given != expected:
+            raise TurnRejected(
+                f'The turn must answer exactly the pending tool calls {sorted(expected)}; it answers {sorted(given)}.'
+            )
+        log = await read_conversation(self._client, handle.id)
+        if log.running_update_id is None:
+            raise TurnRejected('No turn of this conversation is waiting for approval.')
+        # What the page showed of the turn so far: its continuation streams only what comes after.
+        skip = len(self._hub.buffered(handle.id))
+        view = [*log.messages, approvals_response(pending)]
+        try:
+            await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+        except WorkflowUpdateFailedError as exc:
+            raise TurnRejected(_failure_message(exc)) from exc
+        live = self._follow(
+            handle, log.running_update_id, skip=skip, answered=frozenset(given), prelude=denial_events(pending, results)
+        )
+        live.view = view
+        return live
+
+    def _follow(
+        self,
+        handle: WorkflowHandle[Any, Any],
+        update_id: str,
+        *,
+        skip: int = 0,
+        answered: frozenset[str] = frozenset(),
+        prelude: Sequence[NativeEvent] = (),
+    ) -> LiveTurn:
+        async def start_messages() -> list[ModelMessage]:
+            return (await read_conversation(self._client, handle.id)).messages
+
+        update = handle.get_update_handle(update_id, result_type=AgentRunOutput)
+        return LiveTurn(
+            self._hub,
+            handle,
+            update,
+            start_messages=start_messages,
+            skip=skip,
+            prelude=prelude,
+            answered=answered,
+            poll_interval=self._poll_interval,
+        )
+
+    async def _check_idle(self, handle: WorkflowHandle[Any, Any]) -> None:
+        status = await handle.query(AgentWorkflow.status)
+        if status.state == 'awaiting_deferred_tools':
+            raise TurnRejected('Tool calls are waiting for approval: answer them before sending a new message.')
+        if status.state != 'awaiting_message':
+            raise TurnRejected('A turn is already running in this conversation; stop it or wait for it to finish.')
+
+    async def resume(self, conversation_id: str, owner: str) -> AsyncIterator[NativeEvent] | None:
+        """The running turn's events from its start, then live; `None` when no turn runs or it waits for approvals."""
+        workflow_id = chat_workflow_id(conversation_id)
+        conversation = await self._owned(workflow_id, owner)
+        live = self._turns.get(workflow_id)
+        if live is not None and live.running:
+            return live.read()
+        if live is None and conversation.running:
+            # This server did not start the turn (it restarted since): follow it if one runs.
+            status = await conversation.handle.query(AgentWorkflow.status)
+            if status.state == 'running':
+                log = await read_conversation(self._client, workflow_id)
+                if log.running_update_id is not None:
+                    live = self._turns[workflow_id] = self._follow(conversation.handle, log.running_update_id)
+                    return live.read()
+        return None
+
+    async def stop(self, conversation_id: str, owner: str) -> bool:
+        """Cancel the running turn (`cancel_turn`) and wait until its stream has ended; `True` if one was running."""
+        workflow_id = chat_workflow_id(conversation_id)
+        conversation = await self._owned(workflow_id, owner)
+        if not conversation.running:
+            return False
+        result: CancelTurnResult = await conversation.handle.execute_update(
+            'cancel_turn', CancelTurn(), result_type=CancelTurnResult
+        )
+        live = self._turns.get(workflow_id)
+        if live is not None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(_STOP_BOUND):
+                    await live.wait()
+        return result.cancelled
+
+    async def history(self, conversation_id: str, owner: str) -> list[ModelMessage]:
+        """The conversation's messages, read from its workflow (see `_conversation_log`)."""
+        workflow_id = chat_workflow_id(conversation_id)
+        conversation = await self._owned(workflow_id, owner)
+        live = self._turns.get(workflow_id)
+        if live is not None and live.running and live.view is not None:
+            return list(live.view)
+        messages = (await read_conversation(self._client, workflow_id)).messages
+        if conversation.running:
+            pending = await conversation.handle.query(AgentWorkflow.pending_deferred_tools)
+            if pending is not None:
+                messages.append(approvals_response(pending))
+        return messages
+
+    async def inbox(self, owner: str) -> list[WaitingConversation]:
+        """The owner's conversations whose turn waits for approvals, newest first (from the runs' search attributes).
+
+        Visibility is eventually consistent: a conversation shows up a moment after it starts waiting.
+        """
+        query = (
+            f'TaskQueue = {json.dumps(self._task_queue)} AND AgentOwner = {json.dumps(owner)} '
+            "AND PendingApprovals > 0 AND ExecutionStatus = 'Running'"
+        )
+        waiting: list[WaitingConversation] = []
+        async for execution in self._client.list_workflows(query):
+            if not execution.id.startswith(CHAT_WORKFLOW_PREFIX):
+                continue
+            memo = await execution.memo()
+            if memo.get('owner') != owner:
+                continue
+            handle = self._client.get_workflow_handle(execution.id)
+            try:
+                pending = await handle.query(AgentWorkflow.pending_deferred_tools)
+            except RPCError:
+                continue  # ended (or unreachable) since visibility listed it
+            if pending is None or not pending.approvals:
+                continue
+            waiting.append(
+                WaitingConversation(
+                    conversation_id=execution.id[len(CHAT_WORKFLOW_PREFIX) :],
+                    agent=str(memo.get('agent', '')),
+                    title=str(memo.get('title', '')),
+                    approvals=_approvals(pending),
+                    updated_at=execution.start_time or datetime.now(UTC),
+                )
+            )
+        waiting.sort(key=lambda w: w.updated_at, reverse=True)
+        return waiting
+
+    async def _owned(self, workflow_id: str, owner: str) -> _Conversation:
+        conversation = await self._describe(workflow_id, owner)
+        if conversation is None:
+            raise ConversationNotFound(workflow_id[len(CHAT_WORKFLOW_PREFIX) :])
+        return conversation
+
+    async def _describe(self, workflow_id: str, owner: str) -> _Conversation | None:
+        """The conversation's workflow, `None` if there is none.
+
+        Raises:
+            NotOwner: The workflow is not a conversation of `owner`.
+        """
+        handle = self._client.get_workflow_handle(workflow_id)
+        try:
+            description = await handle.describe()
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.NOT_FOUND:
+                return None
+            raise
+        memo = await description.memo()
+        if memo.get('owner') != owner or not isinstance(memo.get('agent'), str):
+            raise NotOwner(workflow_id[len(CHAT_WORKFLOW_PREFIX) :])
+        return _Conversation(handle, memo['agent'], description.status == WorkflowExecutionStatus.RUNNING)
+
+    def close(self) -> None:
+        """Stop following the running turns (they go on in their workflows)."""
+        for live in self._turns.values():
+            live.close()
+        self._turns.clear()
+
+
+def _approvals(pending: DeferredToolRequests) -> tuple[PendingApproval, ...]:
+    return tuple(
+        PendingApproval(tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args_as_dict())
+        for call in pending.approvals
+    )
+
+
+def _failure_message(exc: WorkflowUpdateFailedError) -> str:
+    cause = exc.cause
+    return cause.message if isinstance(cause, ApplicationError) else str(cause)
+
+
+def _title(prompt: str | Sequence[UserContent]) -> str:
+    """The start of the first user message's text, on one line."""
+    text = prompt if isinstance(prompt, str) else ' '.join(item for item in prompt if isinstance(item, str))
+    text = ' '.join(text.split())
+    return text if len(text) <= _TITLE_LENGTH else text[: _TITLE_LENGTH - 1] + '…'
