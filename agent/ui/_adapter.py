@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from functools import cached_property
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypeAlias, cast
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response, StreamingResponse
 
-__all__ = ('DispatchDepsT', 'DispatchOutputDataT', 'MessageT', 'Metadata', 'UIAdapter')
+__all__ = ('DEFAULT_FILE_URL_SCHEMES', 'DispatchDepsT', 'DispatchOutputDataT', 'MessageT', 'Metadata', 'UIAdapter')
 
 MessageT = TypeVar('MessageT')
 """The protocol's message type."""
@@ -47,7 +47,8 @@ DispatchDepsT = TypeVar('DispatchDepsT')
 DispatchOutputDataT = TypeVar('DispatchOutputDataT')
 """The output type of the agent given to `dispatch_request`."""
 
-_DEFAULT_SCHEMES = frozenset({'http', 'https'})
+DEFAULT_FILE_URL_SCHEMES = frozenset({'http', 'https'})
+"""The file URL schemes a client may send by default (`UIAdapter.allowed_file_url_schemes`)."""
 
 Metadata: TypeAlias = dict[str, Any] | Callable[..., dict[str, Any]]
 """Run metadata: a dict, or a function of the run context returning one."""
@@ -80,7 +81,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     not added; add the `ReinjectSystemPrompt` capability to the agent to fall back to it when the client
     sends none.
     """
-    allowed_file_url_schemes: frozenset[str] = _DEFAULT_SCHEMES
+    allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES
     """The URL schemes accepted for file URLs (`ImageUrl`, `DocumentUrl`, `VideoUrl`, `AudioUrl`) sent by the client.
 
     File URLs with another scheme are removed with a warning. A provider fetches `s3://` or `gs://` URLs with
@@ -88,6 +89,9 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     `http(s)` URLs are fetched with public access. Prefer pre-signed `https://` URLs for uploads, and add a
     cloud scheme (e.g. `frozenset({'http', 'https', 's3'})`) only for a frontend you trust.
     """
+    _state_handler: StateHandler | None = field(default=None, init=False, repr=False)
+    """The run's deps when they carry the frontend's state (set by `run_stream_native`), for event streams that
+    send the state back (AG-UI's `STATE_SNAPSHOT`); the stream is built after that call."""
 
     @classmethod
     async def from_request(
@@ -96,7 +100,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         *,
         agent: AbstractAgent[AgentDepsT, OutputDataT],
         manage_system_prompt: Literal['server', 'client'] = 'server',
-        allowed_file_url_schemes: frozenset[str] = _DEFAULT_SCHEMES,
+        allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
         **kwargs: Any,
     ) -> Self:
         """An adapter for a Starlette/FastAPI request: its body decoded by `build_run_input`, its `Accept` header.
@@ -334,6 +338,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
 
     def _inject_state(self, deps: Any) -> None:
         """Give the frontend's state to `deps` (mutating it), validated into the type of its current state."""
+        self._state_handler = deps if isinstance(deps, StateHandler) else None
         if isinstance(deps, StateHandler):
             raw_state = self.state or {}
             current = deps.state
@@ -413,7 +418,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         capabilities: Sequence[AbstractCapability[DispatchDepsT]] | None = None,
         on_complete: OnCompleteFunc[EventT] | None = None,
         manage_system_prompt: Literal['server', 'client'] = 'server',
-        allowed_file_url_schemes: frozenset[str] = _DEFAULT_SCHEMES,
+        allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
         **kwargs: Any,
     ) -> Response:
         """Answer one protocol request (Starlette or FastAPI): run the agent and stream the protocol's events.

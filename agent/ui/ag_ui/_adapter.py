@@ -13,8 +13,8 @@ What the run input carries and where it goes:
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -22,17 +22,11 @@ from ag_ui.core import BaseEvent, Message, RunAgentInput
 from pydantic import ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from agent.capabilities import AbstractCapability
 from agent.messages import ModelMessage
-from agent.models import Model
-from agent.output import OutputSpec
-from agent.settings import ModelSettings
 from agent.tools import DeferredToolResults
 from agent.toolsets import AbstractToolset
-from agent.ui._adapter import Metadata, UIAdapter
-from agent.ui._event_stream import AgentDepsT, NativeEvent, OutputDataT
-from agent.ui._state import StateHandler
-from agent.usage import RunUsage, UsageLimits
+from agent.ui._adapter import UIAdapter
+from agent.ui._event_stream import AgentDepsT, OutputDataT
 
 from ._dump import dump_messages
 from ._event_stream import AGUIEventStream
@@ -50,8 +44,6 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
     `AGUIAdapter.dispatch_request(request, agent=agent)` answers a Starlette/FastAPI request end to end;
     `handle_ag_ui_request` and `AGUIApp` wrap it.
     """
-
-    _state_handler: StateHandler | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def build_run_input(cls, body: bytes) -> RunAgentInput:
@@ -126,44 +118,6 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
     def conversation_id(self) -> str | None:
         """The AG-UI thread id."""
         return self.run_input.thread_id
-
-    def run_stream_native(
-        self,
-        *,
-        output_type: OutputSpec | None = None,
-        message_history: Sequence[ModelMessage] | None = None,
-        deferred_tool_results: DeferredToolResults | None = None,
-        conversation_id: str | None = None,
-        model: Model | str | None = None,
-        instructions: Any = None,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        usage_limits: UsageLimits | None = None,
-        usage: RunUsage | None = None,
-        metadata: Metadata | None = None,
-        infer_name: bool = True,
-        toolsets: Sequence[AbstractToolset[AgentDepsT]] | None = None,
-        capabilities: Sequence[AbstractCapability[AgentDepsT]] | None = None,
-    ) -> AsyncIterator[NativeEvent]:
-        """`UIAdapter.run_stream_native`, remembering deps that carry state so the event stream can send it."""
-        # The event stream is built after this call (`run_stream` passes this call's result to it).
-        self._state_handler = deps if isinstance(deps, StateHandler) else None
-        return super().run_stream_native(
-            output_type=output_type,
-            message_history=message_history,
-            deferred_tool_results=deferred_tool_results,
-            conversation_id=conversation_id,
-            model=model,
-            instructions=instructions,
-            deps=deps,
-            model_settings=model_settings,
-            usage_limits=usage_limits,
-            usage=usage,
-            metadata=metadata,
-            infer_name=infer_name,
-            toolsets=toolsets,
-            capabilities=capabilities,
-        )
 
 
 def _error(loc: tuple[str | int, ...], reason: str, value: Any) -> InitErrorDetails:

@@ -18,7 +18,7 @@ from agent.output import OutputSpec
 from agent.settings import ModelSettings
 from agent.tools import DeferredToolResults
 from agent.toolsets import AbstractToolset
-from agent.ui._adapter import Metadata
+from agent.ui._adapter import DEFAULT_FILE_URL_SCHEMES, Metadata
 from agent.ui._event_stream import AgentDepsT, OnCompleteFunc, OutputDataT
 from agent.ui._state import StateHandler
 from agent.usage import RunUsage, UsageLimits
@@ -40,8 +40,6 @@ except ImportError as e:  # pragma: no cover
 
 __all__ = ('AGUIApp', 'handle_ag_ui_request')
 
-_DEFAULT_SCHEMES = frozenset({'http', 'https'})
-
 
 async def handle_ag_ui_request(
     agent: Agent[AgentDepsT, OutputDataT],
@@ -62,7 +60,7 @@ async def handle_ag_ui_request(
     capabilities: Sequence[AbstractCapability[AgentDepsT]] | None = None,
     on_complete: OnCompleteFunc[Any] | None = None,
     manage_system_prompt: Literal['server', 'client'] = 'server',
-    allowed_file_url_schemes: frozenset[str] = _DEFAULT_SCHEMES,
+    allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
 ) -> Response:
     """Answer an AG-UI request with a run of `agent`, as a streaming response of AG-UI events.
 
@@ -143,7 +141,7 @@ class AGUIApp(Starlette, Generic[AgentDepsT, OutputDataT]):
         capabilities: Sequence[AbstractCapability[AgentDepsT]] | None = None,
         on_complete: OnCompleteFunc[Any] | None = None,
         manage_system_prompt: Literal['server', 'client'] = 'server',
-        allowed_file_url_schemes: frozenset[str] = _DEFAULT_SCHEMES,
+        allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
         debug: bool = False,
         routes: Sequence[BaseRoute] | None = None,
         middleware: Sequence[Middleware] | None = None,

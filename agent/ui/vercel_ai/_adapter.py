@@ -35,7 +35,7 @@ from pydantic import TypeAdapter
 
 from agent._parts import ModelMessage
 from agent.tools import DeferredToolApprovalResult, DeferredToolResults, ToolDenied
-from agent.ui._adapter import UIAdapter
+from agent.ui._adapter import DEFAULT_FILE_URL_SCHEMES, UIAdapter
 from agent.ui._event_stream import AgentDepsT, OutputDataT
 
 from ._dump import MessageIdFunc, dump_ui_messages
@@ -78,7 +78,7 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
         sdk_version: Literal[5, 6, 7] = 6,
         server_message_id: str | None = None,
         manage_system_prompt: Literal['server', 'client'] = 'server',
-        allowed_file_url_schemes: frozenset[str] = frozenset({'http', 'https'}),
+        allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
         **kwargs: Any,
     ) -> VercelAIAdapter[AgentDepsT, OutputDataT]:
         """`UIAdapter.from_request` with the Vercel AI options `sdk_version` and `server_message_id`."""

@@ -15,6 +15,7 @@ from agent._content import UserContent
 from agent._parts import ModelRequest, UserPromptPart
 from agent.tools import DeferredToolApprovalResult, DeferredToolResults, ToolDenied
 from agent.ui import _sanitize
+from agent.ui._adapter import DEFAULT_FILE_URL_SCHEMES
 from agent.ui.vercel_ai import VercelAIAdapter
 from agent.ui.vercel_ai.request_types import (
     DynamicToolApprovalRespondedPart,
@@ -27,8 +28,6 @@ from agent.ui.vercel_ai.request_types import (
 from ._backend import ChatTurn
 
 __all__ = ('BadChatRequest', 'chat_turn')
-
-_FILE_URL_SCHEMES = frozenset({'http', 'https'})
 
 
 class BadChatRequest(ValueError):
@@ -62,7 +61,9 @@ def _user_prompt(message: UIMessage) -> str | list[UserContent]:
     with warnings.catch_warnings():
         # What sanitizing removes is reported to nobody here: the request simply does not get it.
         warnings.simplefilter('ignore')
-        report = _sanitize.sanitize(requests, strip_system_prompt=True, allowed_file_url_schemes=_FILE_URL_SCHEMES)
+        report = _sanitize.sanitize(
+            requests, strip_system_prompt=True, allowed_file_url_schemes=DEFAULT_FILE_URL_SCHEMES
+        )
     content: list[UserContent] = []
     for request in report.messages:
         if isinstance(request, ModelRequest):
