@@ -368,12 +368,7 @@ class Agent(
         """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`."""
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
-        async with self.iter(user_prompt, **kwargs) as agent_run:
-            node = agent_run.next_node
-            while not isinstance(node, End):
-                node = await agent_run.next(node)
-        assert agent_run.result is not None
-        return agent_run.result
+        return await super().run(user_prompt, **kwargs)
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """Run the agent synchronously (in a fresh event loop). Accepts the same keyword arguments as `iter`.
@@ -381,15 +376,9 @@ class Agent(
         Raises:
             UserError: when called from a running event loop (use `await agent.run(...)` there).
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise UserError('run_sync() cannot be called from a running event loop; use `await agent.run(...)`.')
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
-        return asyncio.run(self.run(user_prompt, **kwargs))
+        return super().run_sync(user_prompt, **kwargs)
 
     def run_stream_events(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any

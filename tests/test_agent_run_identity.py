@@ -97,3 +97,27 @@ async def test_run_context_carries_the_run_and_conversation_ids():
     result = await agent.run('go', conversation_id='conv-1')
 
     assert seen == [(result.run_id, 'conv-1')]
+
+
+def test_an_unnamed_agent_takes_the_name_of_the_variable_that_runs_it() -> None:
+    support_bot = Agent('test')
+
+    support_bot.run_sync('Hi')
+
+    assert support_bot.name == 'support_bot'
+
+
+async def test_an_unnamed_agent_run_with_await_takes_its_variable_name_too() -> None:
+    triage_bot = Agent('test')
+
+    await triage_bot.run('Hi')
+
+    assert triage_bot.name == 'triage_bot'
+
+
+def test_infer_name_false_leaves_the_agent_unnamed() -> None:
+    quiet_bot = Agent('test')
+
+    quiet_bot.run_sync('Hi', infer_name=False)
+
+    assert quiet_bot.name is None
