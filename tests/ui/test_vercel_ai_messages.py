@@ -177,3 +177,30 @@ def test_load_reads_user_files_and_splits_assistant_steps_into_responses_and_too
         ('c2', 'ok'),
     ]
     assert loaded[3].parts == [TextPart('Found it.')]
+
+
+def test_load_reads_part_metadata_stored_under_pydantic_ais_key():
+    stored = UIMessage.model_validate(
+        {
+            'id': 'a1',
+            'role': 'assistant',
+            'parts': [
+                {
+                    'type': 'reasoning',
+                    'text': 'Hmm.',
+                    'state': 'done',
+                    'providerMetadata': {'pydantic_ai': {'id': 'rs_1', 'signature': 'sig', 'provider_name': 'openai'}},
+                },
+                {'type': 'text', 'text': 'Hi', 'providerMetadata': {'pydantic_ai': {'id': 'msg_1'}}},
+            ],
+        }
+    )
+
+    (response,) = VercelAIAdapter.load_messages([stored])
+
+    assert isinstance(response, ModelResponse)
+    thinking, text = response.parts
+    assert isinstance(thinking, ThinkingPart)
+    assert (thinking.id, thinking.signature, thinking.provider_name) == ('rs_1', 'sig', 'openai')
+    assert isinstance(text, TextPart)
+    assert text.id == 'msg_1'

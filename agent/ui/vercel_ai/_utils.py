@@ -15,6 +15,9 @@ __all__ = ('PROVIDER_METADATA_KEY', 'dump_provider_metadata', 'load_provider_met
 PROVIDER_METADATA_KEY = 'durable_agents'
 """The key under which part ids, provider names/details and signatures travel in a part's provider metadata."""
 
+_PYDANTIC_AI_METADATA_KEY = 'pydantic_ai'
+"""Where Pydantic AI's adapter keeps the same fields, so UI messages its front ends stored load here too."""
+
 
 def dump_provider_metadata(**fields: Any) -> ProviderMetadata | None:
     """The non-`None` fields wrapped under `PROVIDER_METADATA_KEY`, or `None` when there are none."""
@@ -23,8 +26,12 @@ def dump_provider_metadata(**fields: Any) -> ProviderMetadata | None:
 
 
 def load_provider_metadata(metadata: ProviderMetadata | None) -> dict[str, Any]:
-    """Our fields from a part's provider metadata (an empty dict when absent or not an object)."""
-    ours = (metadata or {}).get(PROVIDER_METADATA_KEY)
+    """Our fields from a part's provider metadata (an empty dict when absent or not an object).
+
+    Fields under Pydantic AI's key are read when ours are absent (same names: `id`, `provider_name`, ...).
+    """
+    metadata = metadata or {}
+    ours = metadata.get(PROVIDER_METADATA_KEY, metadata.get(_PYDANTIC_AI_METADATA_KEY))
     return ours if isinstance(ours, dict) else {}
 
 
