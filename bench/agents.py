@@ -8,6 +8,9 @@ machine. Two scripts:
 - `long_run`: one tool call per step, cycling through the three tools, for as many steps as the prompt says,
   then the final text.
 
+The chat scenario's agent (`streamed_chat_agent`) has no tools: it streams text whose every delta carries the
+time it was made (`stamped_deltas`), so a reader in another process can tell how long each took to reach it.
+
 The module-level agents are importable by `worker.py --agents bench.agents:<name>` (the crash scenario runs
 its worker in a subprocess). When `BENCH_COUNTER` names a file, every tool body and model request appends a
 line to it, so a run can tell how often each actually ran, across processes.
@@ -18,7 +21,9 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from collections.abc import Callable
+import re
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from agent import Agent
@@ -30,6 +35,7 @@ __all__ = (
     'APPROVAL_CALL_ID',
     'DEFAULT_PAYLOAD',
     'LONG_PAYLOAD',
+    'STAMP',
     'TOOL_NAMES',
     'approval_agent',
     'build_agent',
@@ -37,6 +43,8 @@ __all__ = (
     'long_run',
     'long_run_agent',
     'long_run_output',
+    'stamped_deltas',
+    'streamed_chat_agent',
     'tool_loop',
     'tool_loop_agent',
     'tool_loop_output',
@@ -194,3 +202,37 @@ approval_agent = build_agent('bench_approval', tool_loop, approval=True)
 """S3 and S5: the tool loop with `lookup` waiting for approval."""
 crash_agent = build_agent('bench_crash', tool_loop, slow_fetch_a=float(os.environ.get('BENCH_SLOW_SECONDS', '2')))
 """S4: the tool loop with a `fetch_a` slow enough to kill its worker in the middle of it."""
+
+
+STAMP = re.compile(r'd(\d+)@(\d+\.\d+) ')
+"""One delta of `streamed_chat_agent`'s text: its index and the wall-clock time (`time.time()`) it was made."""
+
+
+def _stamp(index: int) -> str:
+    return f'd{index}@{time.time():.6f} '
+
+
+def stamped_deltas(text: str) -> list[tuple[int, float]]:
+    """The `(index, made at)` of every stamped delta in `text`, in order."""
+    return [(int(index), float(made)) for index, made in STAMP.findall(text)]
+
+
+def streamed_chat_agent(deltas: int, interval: float, *, name: str = 'bench_chat') -> Agent[None, str]:
+    """An agent whose model answers every prompt with `deltas` stamped text deltas, `interval` seconds apart.
+
+    Streamed (`request_stream`, what a durable run uses when an event stream handler is set) each delta is
+    stamped as it is yielded; unstreamed (`request`) the whole text is made after the same pause, stamped when it
+    is returned, so both runs take as long and store as much text.
+    """
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        for index in range(deltas):
+            if index:
+                await asyncio.sleep(interval)
+            yield _stamp(index)
+
+    async def whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(interval * (deltas - 1))
+        return ModelResponse(parts=[TextPart(''.join(_stamp(index) for index in range(deltas)))], usage=USAGE)
+
+    return Agent(FunctionModel(whole, stream_function=stream), name=name)
