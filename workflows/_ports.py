@@ -25,6 +25,7 @@ from activities._types import (
 from agent._agent_graph import RunCheckpoint
 from agent._content import ToolReturn
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
+from agent._instrumentation import InstrumentationSettings
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelMessage, ModelResponse, ToolCallPart
 from agent._ports import RunPorts
@@ -43,6 +44,8 @@ from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
 from ._remote_toolset import ActivityListedToolset
 from ._request_encoder import RequestEncoder
+from ._run_details import model_request_summary, shorten, tool_call_summary
+from ._run_spans import SpanGate, durable_settings
 
 __all__ = ('WorkflowPorts',)
 
@@ -80,30 +83,43 @@ class WorkflowPorts(RunPorts):
         self._encoder = RequestEncoder()
         self._end_requested = False
         self.activity_ids = ActivityIds(turn)
+        self._in_flight: dict[str, str] = {}  # activity id -> what the run's current details say of it
         self._checkpoint = checkpoint
+        self.spans = SpanGate()
+        """Closed when the workflow run continues as new mid-turn: the next one ends the run's span."""
         if known_messages:
             self._encoder.assume_sent(known_messages)
 
-    async def _model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
+    def doing(self) -> tuple[str, ...]:
+        """The model requests and tool calls in flight, as lines of the run's current details."""
+        return tuple(self._in_flight.values())
+
+    async def _model_activity(self, inp: ModelRequestInput, summary: str) -> ModelRequestOutput:
         try:
-            return await self._execute_model_activity(inp)
+            return await self._execute_model_activity(inp, summary)
         except ActivityError as exc:
             # A model-request hook in the activity asked for a retry: the graph handles it as it does in-process.
             if (signal := from_activity_error(exc)) is not None:
                 raise signal from None
             raise
 
-    async def _execute_model_activity(self, inp: ModelRequestInput) -> ModelRequestOutput:
+    async def _execute_model_activity(self, inp: ModelRequestInput, summary: str) -> ModelRequestOutput:
         options = self.durable.model_activity if self.durable is not None else DEFAULT_MODEL_ACTIVITY
-        return await workflow.execute_activity(
-            model_request_activity_name(self.agent_name),
-            inp,
-            activity_id=self.activity_ids.model_request(inp.ctx.run_step),
-            result_type=ModelRequestOutput,
-            start_to_close_timeout=options.start_to_close_timeout,
-            heartbeat_timeout=options.heartbeat_timeout,
-            retry_policy=options.retry_policy,
-        )
+        activity_id = self.activity_ids.model_request(inp.ctx.run_step)
+        self._in_flight[activity_id] = f'Waiting for the model: {summary}'
+        try:
+            return await workflow.execute_activity(
+                model_request_activity_name(self.agent_name),
+                inp,
+                activity_id=activity_id,
+                result_type=ModelRequestOutput,
+                start_to_close_timeout=options.start_to_close_timeout,
+                heartbeat_timeout=options.heartbeat_timeout,
+                retry_policy=options.retry_policy,
+                summary=summary,
+            )
+        finally:
+            self._in_flight.pop(activity_id, None)
 
     def _workflow_side(self, capability: AbstractCapability[Any]) -> AbstractCapability[Any]:
         """The I/O hooks a capability moved to the workflow side (computed once per run capability)."""
@@ -119,10 +135,11 @@ class WorkflowPorts(RunPorts):
         async def call_activity(rc: ModelRequestContext) -> ModelResponse:
             encoder = self._encoder
             inp = encoder.encode(ctx, rc, self.model_override)
-            output = await self._model_activity(inp)
+            summary = model_request_summary(self.model_override or rc.model.label, ctx.run_step)
+            output = await self._model_activity(inp, summary)
             if output.messages_missing:
                 # The activity ran on a worker without something the input named: send it again in full.
-                output = await self._model_activity(encoder.in_full(inp, rc))
+                output = await self._model_activity(encoder.in_full(inp, rc), summary)
                 return encoder.received(output, in_full=True)
             return encoder.received(output, in_full=False)
 
@@ -148,20 +165,26 @@ class WorkflowPorts(RunPorts):
         limit = self.durable.max_tool_result_bytes if self.durable is not None else DEFAULT_MAX_TOOL_RESULT_BYTES
 
         async def call_activity(validated: dict[str, Any]) -> Any:
+            activity_id = self.activity_ids.tool_call(ctx.run_step, call.tool_call_id)
+            summary = tool_call_summary(call)
+            self._in_flight[activity_id] = f'Calling {summary}'
             try:
                 output = await workflow.execute_activity(
                     call_tool_activity_name(self.agent_name),
                     CallToolInput(ActivityRunContext.from_run_context(ctx), call, validated, max_result_bytes=limit),
-                    activity_id=self.activity_ids.tool_call(ctx.run_step, call.tool_call_id),
+                    activity_id=activity_id,
                     result_type=CallToolOutput,
                     start_to_close_timeout=options.start_to_close_timeout,
                     heartbeat_timeout=options.heartbeat_timeout,
                     retry_policy=options.retry_policy,
+                    summary=summary,
                 )
             except ActivityError as exc:
                 if (signal := from_activity_error(exc) or validation_error_from_activity_error(exc)) is not None:
                     raise signal from None
                 raise
+            finally:
+                self._in_flight.pop(activity_id, None)
             # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
             ctx.usage.incr(output.usage)
             result = decode_tool_result(output.result, output.result_kind)
@@ -227,6 +250,10 @@ class WorkflowPorts(RunPorts):
             notice,
             activity_id=self.activity_ids.other(ctx.run_step, f'notify.{reminder}'),
             start_to_close_timeout=NOTIFY_TIMEOUT,
+            summary=shorten(
+                f'Notify{f" (reminder {reminder})" if reminder else ""}: '
+                + ', '.join(call.tool_name for call in [*remaining.approvals, *remaining.calls])
+            ),
         )
 
     def _on_timeout(self, requests: DeferredToolRequests) -> DeferredToolResults | None:
@@ -254,6 +281,10 @@ class WorkflowPorts(RunPorts):
     def runs_event_stream_handler(self) -> bool:
         """The agent's event stream handler runs in the activities, where the events happen."""
         return False
+
+    def instrumentation(self, settings: InstrumentationSettings, ctx: RunContext[Any]) -> InstrumentationSettings:
+        """Spans opened by workflow code get replay-proof ids and are exported once (see `workflows._run_spans`)."""
+        return durable_settings(settings, ctx.run_id or '', self.spans)
 
     def adapt_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any]:
         """MCP servers list their tools through an activity (the workflow cannot reach the network)."""

@@ -6,35 +6,30 @@ values that differ. A watcher task notices changes that happen deep in the agent
 waiting for approval) without hooks in it: it waits on a condition comparing what the run shows now with what it
 last recorded, and the workflow's event loop checks that condition deterministically, at the same points on
 replay.
+
+A second watcher, on the same view, keeps the workflow's current details (what the Web UI shows as what the run is
+doing or waiting for, see `workflows._run_details`) up to date. Setting them adds nothing to the history, so runs
+that do not record attributes (those started before the attributes existed) show them too.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributeUpdate
 
+from ._run_details import RunView, current_details
 from ._search_attributes import AGENT_NAME, AGENT_OWNER, AGENT_STATE, PENDING_APPROVALS, RECORD_SEARCH_ATTRIBUTES
 
 __all__ = ('RunAttributes', 'RunView')
 
 
-@dataclass(frozen=True)
-class RunView:
-    """What the attributes show of a run at one moment."""
-
-    state: str
-    """The `status` query's state."""
-    pending_approvals: int
-    """Tool calls waiting for a human's approval."""
-
-
 class RunAttributes:
-    """Records a run's search attributes (or nothing, when the run decided not to: see `workflows._search_attributes`).
+    """Records a run's search attributes (unless the run decided not to: see `workflows._search_attributes`) and
+    keeps its current details up to date.
 
     Args:
         view: what the run shows now; called whenever the workflow's conditions are checked, so keep it cheap.
@@ -45,9 +40,16 @@ class RunAttributes:
         self._enabled = False
         self._recorded: dict[str, Any] = {}
         self._watcher: asyncio.Task[None] | None = None
+        self._shown: RunView | None = None
+        self._details_watcher: asyncio.Task[None] | None = None
 
     def start(self, agent: str, owner: str | None) -> None:
-        """Decide (once, as the run starts) whether the run records attributes; if so record them and keep watching."""
+        """Decide (once, as the run starts) whether the run records attributes; if so record them and keep watching.
+
+        The current details are kept up to date either way.
+        """
+        self._show(self._view())
+        self._details_watcher = asyncio.create_task(self._watch_details())
         self._enabled = workflow.patched(RECORD_SEARCH_ATTRIBUTES)
         if not self._enabled:
             return
@@ -58,11 +60,25 @@ class RunAttributes:
 
     def stop(self, *, record: bool = True) -> None:
         """Stop watching; with `record`, record the run's final view (completed or failed) first."""
-        if self._watcher is not None:
-            self._watcher.cancel()
-            self._watcher = None
+        for watcher in (self._watcher, self._details_watcher):
+            if watcher is not None:
+                watcher.cancel()
+        self._watcher = self._details_watcher = None
+        if record:
+            self._show(self._view())
         if self._enabled and record:
             self._record(self._values(self._view()))
+
+    async def _watch_details(self) -> None:
+        # A task of its own, apart from the attributes' watcher: it adds no commands, so however often it wakes, the
+        # upserts happen exactly where they did before the details existed (replay compares their order).
+        while True:
+            await workflow.wait_condition(lambda: self._view() != self._shown)
+            self._show(self._view())
+
+    def _show(self, view: RunView) -> None:
+        self._shown = view
+        workflow.set_current_details(current_details(view))
 
     async def _watch(self) -> None:
         while True:

@@ -38,6 +38,8 @@ class Turn:
     """The turn's result, if it finished."""
     error: BaseException | None = None
     """What the update fails with, if the turn failed or was cancelled."""
+    update_id: str | None = None
+    """The id of the turn's `send_message` update (`None` for a turn that came with the run's start input)."""
 
 
 class TurnSlot:

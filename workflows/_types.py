@@ -8,28 +8,37 @@ from typing import Any, ClassVar, Literal
 from activities._types import DeferredNotice
 from agent._agent_graph import RunCheckpoint
 from agent._content import UserContent
-from agent._deferred import DeferredToolResults
+from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage
 from agent.usage import RunUsage, UsageLimits
 
 from ._approval_policy import ApprovalPolicy
 
 __all__ = (
+    'NOT_OWNER',
     'TURN_CANCELLED',
     'AgentRunInput',
     'AgentRunOutput',
+    'Caller',
     'CancelTurn',
     'CancelTurnResult',
     'ConversationMessage',
+    'ConversationPage',
     'DeferredNotice',
     'HistoryHandoff',
     'MessagePage',
     'Rejection',
     'RunStatus',
+    'RunningTurn',
+    'WaitForTurn',
+    'WaitForTurnResult',
 )
 
 TURN_CANCELLED = 'TurnCancelled'
 """The `ApplicationError` type a `send_message` update fails with when `cancel_turn` cancelled its turn."""
+
+NOT_OWNER = 'NotOwner'
+"""The `ApplicationError` type of an update rejected because it names an owner other than the run's."""
 
 
 @dataclass
@@ -115,7 +124,7 @@ class AgentRunOutput:
 
 @dataclass
 class MessagePage:
-    """Input of the `new_messages` query: which of the run's new messages to return."""
+    """Input of the `new_messages` and `messages` queries: which of the messages to return."""
 
     offset: int = 0
     """Index of the first message."""
@@ -154,16 +163,91 @@ class RunStatus:
 class ConversationMessage:
     """Input of the `send_message` update: the user's next turn."""
 
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults (a message without an owner is what it always was)."""
+
     prompt: str | list[UserContent]
     """The user prompt."""
+    owner: str | None = None
+    """Who sends it: the run rejects the update if this is not the `owner` it was started with (`None`: not
+    checked, for operators' tools that act on any run)."""
 
 
 @dataclass
 class CancelTurn:
     """Input of the `cancel_turn` update (optional: the update also takes no input)."""
 
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults."""
+
     reason: str | None = None
     """Why the turn is stopped; part of the cancelled `send_message`'s error."""
+    owner: str | None = None
+    """Who stops it, checked as `ConversationMessage.owner` is."""
+
+
+@dataclass
+class Caller:
+    """The optional second argument of `resolve_deferred_tools`, whose first is the results themselves.
+
+    A separate argument because the results are the agent's own `DeferredToolResults`, which know nothing of owners.
+    """
+
+    owner: str | None = None
+    """Who answers, checked as `ConversationMessage.owner` is."""
+
+
+@dataclass
+class RunningTurn:
+    """The turn in progress when the `messages` query answered (a single run counts as one turn)."""
+
+    start: int
+    """The index of the turn's first message (its user request) in the conversation's messages."""
+    update_id: str | None = None
+    """The id of the turn's `send_message` update (`None` for the turn that came with the run's start input)."""
+    awaiting_deferred_tools: bool = False
+    """The turn waits for deferred tool results; its messages end with the response that asked for them."""
+
+
+@dataclass
+class ConversationPage:
+    """Result of the `messages` query: a page of the conversation's messages as they are now."""
+
+    messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The messages the query's `MessagePage` asked for (fewer if they would not fit in one reply)."""
+    total: int = 0
+    """How many messages the workflow holds: completed turns, then the running turn's messages so far."""
+    turn: RunningTurn | None = None
+    """The turn in progress, if any: its messages are the last ones, and it may still change them."""
+    history_from: HistoryHandoff | None = None
+    """Set only while the run is still reading back the conversation an earlier run handed over by reference:
+    that many messages come first, before the ones the workflow holds (and before the offsets, `total` and
+    `turn.start`, which count from the first message the workflow holds). Read them from that run's event
+    history (`activities._handoff.read_conversation`), or ask again once the run has loaded them."""
+
+
+@dataclass
+class WaitForTurn:
+    """Input of the `wait_for_turn` update (optional: no input waits for the current turn)."""
+
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults."""
+
+    update_id: str | None = None
+    """The turn's `send_message` update id (`None`: the running turn, or the next queued one)."""
+    owner: str | None = None
+    """Who waits, checked as `ConversationMessage.owner` is."""
+
+
+@dataclass
+class WaitForTurnResult:
+    """Result of the `wait_for_turn` update: why the wait is over."""
+
+    state: Literal['completed', 'failed', 'cancelled', 'awaiting_deferred_tools']
+    """The turn ended (its `send_message` update has its result or failure), or it waits for deferred tool
+    results: it goes on in the workflow once they arrive (`resolve_deferred_tools`)."""
+    pending: DeferredToolRequests | None = None
+    """The calls still waiting for results, when `state` is `awaiting_deferred_tools`."""
 
 
 @dataclass

@@ -20,8 +20,10 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
+from opentelemetry.trace import TracerProvider
 from temporalio.client import (
     Client,
     Schedule,
@@ -40,7 +42,13 @@ from agent._parts import ModelMessage
 from agent.exceptions import UserError
 
 from ._agent_workflow import AgentWorkflow, conversation_workflow_id
+from ._connection import connect_config
+from ._data_converter import data_converter
 from ._encryption import with_encryption
+from ._inbox import WaitingRun, waiting_runs
+from ._run_details import start_metadata
+from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
+from ._tracing import with_tracing
 from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
 
 __all__ = ('AgentClient',)
@@ -50,25 +58,60 @@ class AgentClient:
     """Starts and steers `AgentWorkflow` runs on a task queue.
 
     With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
-    codec on `client`, payloads are encrypted and decrypted with them.
+    codec on `client`, payloads are encrypted and decrypted with them. With a tracer provider (`tracer_provider`,
+    or a global one) runs are started in a span, so each run's spans join the caller's trace.
 
     Raises:
         EncryptionKeyError: if the encryption keys in the environment are malformed.
     """
 
-    def __init__(self, client: Client, *, task_queue: str = 'agents') -> None:
-        self.client = with_encryption(client)
+    def __init__(
+        self, client: Client, *, task_queue: str = 'agents', tracer_provider: TracerProvider | None = None
+    ) -> None:
+        self.client = with_tracing(with_encryption(client), tracer_provider)
         self.task_queue = task_queue
+
+    @classmethod
+    async def connect(
+        cls,
+        address: str | None = None,
+        *,
+        namespace: str | None = None,
+        api_key: str | None = None,
+        tls_cert: str | Path | None = None,
+        tls_key: str | Path | None = None,
+        profile: str | None = None,
+        task_queue: str = 'agents',
+        **options: Any,
+    ) -> AgentClient:
+        """Connect as Temporal's tools do: from `TEMPORAL_*` variables and the `temporal` CLI's config profile.
+
+        Each argument given overrides the configuration (see `workflows._connection.connect_config`); `options`
+        are more `Client.connect` arguments.
+
+        Raises:
+            RuntimeError: if no server answers at the address (the SDK's error), or the configuration is malformed.
+            OSError: if a certificate or key file cannot be read.
+        """
+        config = connect_config(
+            address=address, namespace=namespace, api_key=api_key, tls_cert=tls_cert, tls_key=tls_key, profile=profile
+        )
+        options.setdefault('data_converter', data_converter)
+        return cls(await Client.connect(**config, **options), task_queue=task_queue)
 
     async def start(
         self, agent: str, prompt: str | None = None, *, workflow_id: str | None = None, **fields: Any
     ) -> WorkflowHandle[AgentWorkflow, AgentRunOutput]:
         """Start a run of `agent` (extra keyword arguments are `AgentRunInput` fields)."""
+        inp = AgentRunInput(agent=agent, prompt=prompt, **fields)
+        summary, details = start_metadata(inp)  # what the Web UI shows of the run: the agent and the prompt's start
         return await self.client.start_workflow(
             AgentWorkflow.run,
-            AgentRunInput(agent=agent, prompt=prompt, **fields),
+            inp,
             id=workflow_id or f'agent-{agent}-{uuid.uuid4()}',
             task_queue=self.task_queue,
+            static_summary=summary,
+            static_details=details,
         )
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
@@ -81,12 +124,16 @@ class AgentClient:
 
         The workflow id is derived from the conversation id, so callers never store workflow ids.
         """
+        inp = AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, **fields)
+        summary, details = start_metadata(replace(inp, prompt=prompt))  # labelled by its first message
         start = WithStartWorkflowOperation(
             AgentWorkflow.run,
-            AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, **fields),
+            inp,
             id=conversation_workflow_id(agent, conversation_id),
             task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+            static_summary=summary,
+            static_details=details,
         )
         output: AgentRunOutput = await self.client.execute_update_with_start_workflow(
             'send_message', ConversationMessage(prompt), start_workflow_operation=start, result_type=AgentRunOutput
@@ -139,15 +186,36 @@ class AgentClient:
             intervals=[ScheduleIntervalSpec(every=every)] if every is not None else [],
             cron_expressions=[cron] if cron is not None else [],
         )
+        inp = AgentRunInput(agent=agent, prompt=prompt, **fields)
+        summary, details = start_metadata(inp)
         action = ScheduleActionStartWorkflow(
             AgentWorkflow.run,
-            AgentRunInput(agent=agent, prompt=prompt, **fields),
+            inp,
             id=f'{schedule_id}-run',
             task_queue=self.task_queue,
+            static_summary=summary,
+            static_details=details,
         )
         return await self.client.create_schedule(
-            schedule_id, Schedule(action=action, spec=spec, state=ScheduleState(paused=paused))
+            schedule_id,
+            Schedule(action=action, spec=spec, state=ScheduleState(paused=paused)),
+            memo={AGENT_MEMO_KEY: agent},
         )
+
+    async def schedules(self) -> list[AgentSchedule]:
+        """The namespace's schedules that start agent runs, by id (listing lags a moment behind a change)."""
+        return await agent_schedules(self.client)
+
+    async def delete_schedule(self, schedule_id: str) -> None:
+        """Delete a schedule (the runs it started are left as they are)."""
+        await self.client.get_schedule_handle(schedule_id).delete()
+
+    async def inbox(self, owner: str | None = None) -> list[WaitingRun]:
+        """Every run of the namespace that waits for a human (of `owner` if given), newest first.
+
+        Found through the runs' search attributes (see `workflows._inbox`): visibility lags a moment behind.
+        """
+        return await waiting_runs(self.client, owner)
 
     async def status(self, workflow_id: str) -> RunStatus:
         """Where a run is: state, step, usage."""

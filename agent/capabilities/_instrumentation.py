@@ -30,6 +30,7 @@ from agent._instrumentation import (
 from agent._instrumentation._messages import redact_binary, to_json_str
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
+from agent._ports import current_ports
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
 
@@ -90,6 +91,8 @@ class Instrumentation(AbstractCapability[Any]):
         """A copy holding this run's span (runs of the same agent may overlap)."""
         run = replace(self)
         run._agent_name = (ctx.agent.name if ctx.agent is not None else None) or 'agent'
+        # A durable run records its spans with a tracer that emits each once across the workflow's replays.
+        run.settings = current_ports().instrumentation(self.settings, ctx)
         return run
 
     def _parent(self) -> Context | None:

@@ -54,6 +54,22 @@ async def test_a_new_attempt_replaces_the_earlier_attempts_events_and_restarts_r
     assert [record.attempt for record in hub.buffered('conv')] == [2, 2]
 
 
+async def test_a_model_request_sent_again_as_a_new_activity_replaces_the_earlier_send() -> None:
+    # A worker died mid-stream; the retry ran on a worker without the run's messages, so the workflow sent the
+    # step's request again as `1.1.model#2`.
+    hub = TurnEventHub()
+    reader = hub.subscribe('conv')
+    ingest_all(hub, streamed('1.1.model', 'Half'))
+    assert describe(await take(reader, 1)) == ['text:Half']
+    ingest_all(hub, streamed('1.1.model#2', 'Whole', ' answer'))
+    with pytest.raises(StreamRestarted):
+        await take(reader, 1)
+    assert ingest_all(hub, streamed('1.1.model', ' late', attempt=2, first=1)) == [False]
+    ingest_all(hub, tool_call('1.1.tool.a#2', 'twice', 'T'))
+    hub.end_turn('conv')
+    assert describe(await rest(hub.subscribe('conv'))) == ['text:Whole', 'text: answer', 'call:twice', 'result:T']
+
+
 async def test_replay_follows_the_runs_order_and_readers_who_saw_otherwise_start_over() -> None:
     hub = TurnEventHub()
     ingest_all(hub, streamed('1.1.model', 'Checking.'))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -12,16 +13,19 @@ from typing import Any
 
 import httpx2
 import pytest
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 
 from agent import Agent
-from agent.messages import PartStartEvent, TextPart
+from agent.messages import ModelMessage, ModelRequest, PartStartEvent, TextPart, ToolReturnPart
+from agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from agent.ui.web import create_chat_app
 from agent.ui.web._auth import unauthorized
 from tests.ui._node import run_node
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
-from workflows import DurableAgent
+from workflows import DeferredNotice, DurableAgent
+from workflows._types import NOT_OWNER, AgentRunOutput, ConversationMessage
 from workflows.chat import DurableChatBackend, TurnEvent, TurnEventHub, TurnEventPublisher, chat_workflow_id
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -67,11 +71,13 @@ class Chat:
 
 
 @asynccontextmanager
-async def durable_chat(client: Client, task_queue: str, agent: Agent[None, str]) -> AsyncIterator[Chat]:
+async def durable_chat(
+    client: Client, task_queue: str, agent: Agent[None, str], notifier: Any = None
+) -> AsyncIterator[Chat]:
     hub = TurnEventHub()
-    backend = DurableChatBackend(client, agents=['assistant'], task_queue=task_queue, hub=hub, poll_interval=0.05)
+    backend = DurableChatBackend(client, agents=['assistant'], task_queue=task_queue, hub=hub)
     publisher = CurrentHubPublisher(hub)
-    durable = DurableAgent(agent, event_stream_handler=publisher)
+    durable = DurableAgent(agent, event_stream_handler=publisher, notifier=notifier)
     app = create_chat_app(backend, auth=owner_by_header)
     transport = httpx2.ASGITransport(app=app)
     async with (
@@ -127,12 +133,36 @@ async def poll(condition: Callable[[], Awaitable[Any]]) -> Any:
     raise AssertionError('the condition never held')
 
 
-async def first_word(reader: AsyncIterator[Any]) -> None:
-    """Wait until the turn `reader` follows has streamed the start of its answer's text."""
+async def first_word(reader: AsyncIterator[Any], starting: str = '') -> None:
+    """Wait until the turn `reader` follows has streamed the start of a text (one that starts with `starting`)."""
     async with asyncio.timeout(BOUND):
         async for event in reader:
-            if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+            part = event.part if isinstance(event, PartStartEvent) else None
+            if isinstance(part, TextPart) and part.content.startswith(starting):
                 return
+
+
+def looking_agent(gate: asyncio.Event) -> Agent[None, str]:
+    """Says it will look, looks (a tool that needs no approval), then streams `Found it.`, waiting for `gate`."""
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaToolCalls]:
+        last = messages[-1]
+        if isinstance(last, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in last.parts):
+            yield 'Found'
+            await gate.wait()
+            yield ' it.'
+            return
+        yield 'Let me look.'
+        yield {1: DeltaToolCall(name='look', json_args='{}', tool_call_id='look1')}
+
+    agent: Agent[None, str] = Agent(FunctionModel(stream_function=stream), name='assistant')
+
+    @agent.tool_plain
+    def look() -> str:
+        """Look it up."""
+        return 'it is here'
+
+    return agent
 
 
 async def test_a_message_streams_text_the_ai_sdk_client_accepts(client: Client, task_queue: str):
@@ -278,3 +308,80 @@ async def test_stop_cancels_the_running_turn(client: Client, task_queue: str):
     assert stopped.json() == {'stopped': True}
     assert streamed_text(cut.text).startswith('You')
     assert after.status_code == 204
+
+
+async def test_the_history_of_a_cancelled_turn_shows_the_steps_it_completed(client: Client, task_queue: str):
+    gate = asyncio.Event()
+    async with durable_chat(client, task_queue, looking_agent(gate)) as chat:
+        reader = chat.hub.subscribe(chat_workflow_id(chat.chat_id))
+        started = asyncio.create_task(
+            chat.http.post('/api/chat', json=user_body(chat.chat_id, 'where is it?'), headers=ALICE)
+        )
+
+        await first_word(reader, 'Found')
+        stopped = await chat.http.post(f'/api/chat/{chat.chat_id}/stop', headers=ALICE)
+        await started
+        messages = (await chat.http.get(f'/api/chat/{chat.chat_id}/messages', headers=ALICE)).json()
+        gate.set()
+
+    assert stopped.json() == {'stopped': True}
+    # The answer that was streaming when the turn stopped is gone; the step before it stays.
+    assert shown(messages) == [('user', ['where is it?']), ('assistant', ['Let me look.', 'tool-look'])]
+    assert messages[1]['parts'][-1]['output'] == 'it is here'
+
+
+async def test_the_history_of_a_turn_waiting_for_approval_shows_what_the_model_said(client: Client, task_queue: str):
+    async with durable_chat(client, task_queue, chat_agent()) as chat:
+        await chat.http.post('/api/chat', json=user_body(chat.chat_id, 'delete the report'), headers=ALICE)
+        messages = (await chat.http.get(f'/api/chat/{chat.chat_id}/messages', headers=ALICE)).json()
+
+    assert shown(messages) == [
+        ('user', ['delete the report']),
+        ('assistant', ['The user wrote something.', 'tool-delete_file']),
+    ]
+    assert messages[1]['parts'][-1]['state'] == 'approval-requested'
+
+
+async def test_the_stream_ends_as_soon_as_the_turn_waits_for_approval(client: Client, task_queue: str):
+    waits: list[float] = []
+
+    async def notice(_: DeferredNotice) -> None:
+        waits.append(time.monotonic())  # told in the workflow task that begins the wait (as an activity)
+
+    async with durable_chat(client, task_queue, chat_agent(), notifier=notice) as chat:
+        asked = await chat.http.post('/api/chat', json=user_body(chat.chat_id, 'delete it'), headers=ALICE)
+        ended = time.monotonic()
+
+    assert {'type': 'tool-approval-request', 'approvalId': 'del1', 'toolCallId': 'del1'} in chunks(asked.text)
+    [began] = waits
+    # Well within a poll interval: the workflow's `wait_for_turn` update answers the moment the wait begins.
+    assert ended - began < 0.1
+
+
+async def test_another_owner_starting_the_same_conversation_is_turned_away_by_the_workflow(
+    client: Client, task_queue: str, monkeypatch: pytest.MonkeyPatch
+):
+    async with durable_chat(client, task_queue, chat_agent()) as chat:
+        await chat.http.post('/api/chat', json=user_body(chat.chat_id, 'hello'), headers=ALICE)
+        handle = client.get_workflow_handle(chat_workflow_id(chat.chat_id))
+        with pytest.raises(WorkflowUpdateFailedError) as direct:
+            await handle.execute_update(
+                'send_message', ConversationMessage('mine now', owner='bob'), result_type=AgentRunOutput
+            )
+        # Two owners starting one new id at once both find no conversation before they send: bob's check passes.
+        describe = chat.backend._describe
+        checks = iter([None])
+
+        async def found_nothing_first(workflow_id: str, owner: str) -> Any:
+            return next(checks, None) or await describe(workflow_id, owner)
+
+        monkeypatch.setattr(chat.backend, '_describe', found_nothing_first)
+        raced = await chat.http.post('/api/chat', json=user_body(chat.chat_id, 'mine now'), headers={'X-Owner': 'bob'})
+        monkeypatch.undo()
+        messages = (await chat.http.get(f'/api/chat/{chat.chat_id}/messages', headers=ALICE)).json()
+
+    cause = direct.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.type == NOT_OWNER
+    assert raced.status_code == 404
+    assert shown(messages) == [('user', ['hello']), ('assistant', ['The user wrote something.', 'You said: hello'])]

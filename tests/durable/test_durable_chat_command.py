@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 import uuid
@@ -71,3 +72,48 @@ async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Cl
     assert refused.status_code == 401
     chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
     assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: hi from the command'
+
+
+async def test_without_a_worker_the_command_prints_how_worker_processes_publish_to_it(client: Client, task_queue: str):
+    address = client.service_client.config.target_host
+    server = await asyncio.create_subprocess_exec(
+        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
+        *['--address', address, '--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    processes = [server]
+    try:
+        assert server.stdout is not None
+        async with asyncio.timeout(BOUND):
+            page_line = (await server.stdout.readline()).decode()
+            events_line = (await server.stdout.readline()).decode()
+        settings = dict(item.split('=', 1) for item in events_line.split(': ', 1)[1].split())
+        worker = await asyncio.create_subprocess_exec(
+            *[sys.executable, '-m', 'worker', '--agents', f'{__name__}:assistant'],
+            *['--address', address, '--task-queue', task_queue],
+            env={**os.environ, **settings},
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        processes.append(worker)
+        base = page_line.split(': ', 1)[1].strip().split('/#', 1)[0]
+        message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from a worker process'}]}
+        body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
+        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+            answer = await http.post('/api/chat', json=body, headers={'Authorization': 'Bearer command-token'})
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGINT)
+        for process in processes:
+            try:
+                async with asyncio.timeout(BOUND):
+                    await process.wait()
+            except TimeoutError:
+                process.kill()
+
+    assert settings['AGENT_CHAT_EVENTS_URL'] == f'{base}/internal/turn-events'
+    assert settings['AGENT_CHAT_EVENTS_TOKEN']
+    chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
+    # The text comes only as live events: the turn's result ends the stream without repeating it.
+    assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: hi from a worker process'

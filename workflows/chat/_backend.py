@@ -12,10 +12,14 @@ streams the turn's events from the `TurnEventHub`, which the worker's `TurnEvent
 `workflows.chat._relay`). `begin_turn` is called before the update, so the previous turn's events are not replayed
 as this one's. How a turn's stream ends (a result, or approvals to wait for) is `LiveTurn`'s business.
 
+Every update names the caller as `owner`, and the workflow rejects an owner other than the one that started it:
+the memo check below answers most calls, but two owners starting the same new conversation id at once both get
+past it, and only the workflow can tell which of them started it.
+
 An approval from the page is a `resolve_deferred_tools` update on the same run: the turn continues in place, and
-its result still comes from the original `send_message` update, found by id in the workflow's history after a
-chat-server restart (the backend remembers it otherwise). The history shown to the page is read from the
-workflow's history as well (see `_conversation_log`), so nothing but the hub's live events lives only here.
+its result still comes from the original `send_message` update, whose id the workflow's `messages` query gives
+after a chat-server restart (the backend remembers it otherwise). The history shown to the page comes from that
+query too (see `_conversation_messages`), so nothing but the hub's live events lives only here.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import (
+    ChatBackendError,
     ChatTurn,
     ConversationNotFound,
     NotOwner,
@@ -55,12 +60,20 @@ from agent.ui.web import (
 )
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
-from workflows._types import AgentRunInput, AgentRunOutput, CancelTurn, CancelTurnResult, ConversationMessage
+from workflows._types import (
+    NOT_OWNER,
+    AgentRunInput,
+    AgentRunOutput,
+    Caller,
+    CancelTurn,
+    CancelTurnResult,
+    ConversationMessage,
+)
 
-from ._conversation_log import read_conversation
+from ._conversation_messages import read_messages
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
-from ._turn_results import approvals_response, denial_events
+from ._turn_results import denial_events
 
 __all__ = ('CHAT_WORKFLOW_PREFIX', 'DurableChatBackend', 'chat_workflow_id')
 
@@ -108,7 +121,6 @@ class DurableChatBackend:
         agents: Sequence[str],
         task_queue: str,
         hub: TurnEventHub,
-        poll_interval: float = 0.25,
     ) -> None:
         """Serve the conversations of `agents` (registered with the workers of `task_queue`).
 
@@ -117,7 +129,6 @@ class DurableChatBackend:
             agents: The agents' registered names, in the order the page offers them (the first is the default).
             task_queue: The task queue of the workers that run the agents.
             hub: Where the workers' turn events arrive.
-            poll_interval: Seconds between two looks at whether a running turn waits for approvals.
         """
         if not agents:
             raise ValueError('DurableChatBackend needs at least one agent.')
@@ -125,7 +136,6 @@ class DurableChatBackend:
         self._agents = list(agents)
         self._task_queue = task_queue
         self._hub = hub
-        self._poll_interval = poll_interval
         self._turns: dict[str, LiveTurn] = {}
 
     def agent_names(self) -> Sequence[str]:
@@ -156,23 +166,23 @@ class DurableChatBackend:
                 raise TurnRejected('No tool calls are waiting for approval in this conversation.')
             if turn.user_prompt is not None:
                 raise TurnRejected('Answer the pending approvals first, then send the message.')
-            live = await self._answer(conversation.handle, turn.deferred_tool_results)
+            live = await self._answer(conversation.handle, turn.owner, turn.deferred_tool_results)
         elif turn.user_prompt is None:
             raise TurnRejected('The turn has neither a message nor answers to pending approvals.')
         else:
             if conversation is not None:
                 await self._check_idle(conversation.handle)
-            live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt)
+            live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt, new=conversation is None)
         # Only running stretches are needed (for `resume` and `history`); forget the others.
         self._turns = {key: other for key, other in self._turns.items() if other.running}
         self._turns[workflow_id] = live
         return live.read()
 
     async def _send(
-        self, conversation_id: str, agent: str, owner: str, prompt: str | Sequence[UserContent]
+        self, conversation_id: str, agent: str, owner: str, prompt: str | Sequence[UserContent], *, new: bool
     ) -> LiveTurn:
         workflow_id = chat_workflow_id(conversation_id)
-        message = ConversationMessage(prompt if isinstance(prompt, str) else list(prompt))
+        message = ConversationMessage(prompt if isinstance(prompt, str) else list(prompt), owner=owner)
         start = WithStartWorkflowOperation(
             AgentWorkflow.run,
             AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, owner=owner),
@@ -192,11 +202,15 @@ class DurableChatBackend:
                 result_type=AgentRunOutput,
             )
         except WorkflowUpdateFailedError as exc:
-            raise TurnRejected(_failure_message(exc)) from exc
+            raise _rejected(exc, conversation_id) from exc
+        if new:
+            # Another owner may have started this id since `_describe` found nothing; the workflow then rejected
+            # this message (it names its owner), which a start that waits only for acceptance does not raise.
+            await self._describe(workflow_id, owner)
         handle = self._client.get_workflow_handle(workflow_id)
-        return self._follow(handle, update.id)
+        return self._follow(handle, owner, update.id)
 
-    async def _answer(self, handle: WorkflowHandle[Any, Any], results: DeferredToolResults) -> LiveTurn:
+    async def _answer(self, handle: WorkflowHandle[Any, Any], owner: str, results: DeferredToolResults) -> LiveTurn:
         pending = await handle.query(AgentWorkflow.pending_deferred_tools)
         if pending is None:
             raise TurnRejected('No tool calls are waiting for approval in this conversation.')
@@ -205,45 +219,30 @@ class DurableChatBackend:
             raise TurnRejected(
                 f'The turn must answer exactly the pending tool calls {sorted(expected)}; it answers {sorted(given)}.'
             )
-        log = await read_conversation(self._client, handle.id)
-        if log.running_update_id is None:
+        now = await read_messages(self._client, handle.id)
+        if now.turn is None or now.turn.update_id is None:
             raise TurnRejected('No turn of this conversation is waiting for approval.')
         # What the page showed of the turn so far: its continuation streams only what comes after.
         skip = len(self._hub.buffered(handle.id))
-        view = [*log.messages, approvals_response(pending)]
         try:
-            await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+            await handle.execute_update(AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)])
         except WorkflowUpdateFailedError as exc:
-            raise TurnRejected(_failure_message(exc)) from exc
-        live = self._follow(
-            handle, log.running_update_id, skip=skip, answered=frozenset(given), prelude=denial_events(pending, results)
-        )
-        live.view = view
+            raise _rejected(exc, _conversation_id(handle.id)) from exc
+        live = self._follow(handle, owner, now.turn.update_id, skip=skip, prelude=denial_events(pending, results))
+        live.view = now.messages  # the conversation as of the approval wait, which the continuation follows
         return live
 
     def _follow(
         self,
         handle: WorkflowHandle[Any, Any],
+        owner: str,
         update_id: str,
         *,
         skip: int = 0,
-        answered: frozenset[str] = frozenset(),
         prelude: Sequence[NativeEvent] = (),
     ) -> LiveTurn:
-        async def start_messages() -> list[ModelMessage]:
-            return (await read_conversation(self._client, handle.id)).messages
-
         update = handle.get_update_handle(update_id, result_type=AgentRunOutput)
-        return LiveTurn(
-            self._hub,
-            handle,
-            update,
-            start_messages=start_messages,
-            skip=skip,
-            prelude=prelude,
-            answered=answered,
-            poll_interval=self._poll_interval,
-        )
+        return LiveTurn(self._hub, handle, update, owner=owner, skip=skip, prelude=prelude)
 
     async def _check_idle(self, handle: WorkflowHandle[Any, Any]) -> None:
         status = await handle.query(AgentWorkflow.status)
@@ -263,9 +262,9 @@ class DurableChatBackend:
             # This server did not start the turn (it restarted since): follow it if one runs.
             status = await conversation.handle.query(AgentWorkflow.status)
             if status.state == 'running':
-                log = await read_conversation(self._client, workflow_id)
-                if log.running_update_id is not None:
-                    live = self._turns[workflow_id] = self._follow(conversation.handle, log.running_update_id)
+                turn = (await read_messages(self._client, workflow_id)).turn
+                if turn is not None and turn.update_id is not None:
+                    live = self._turns[workflow_id] = self._follow(conversation.handle, owner, turn.update_id)
                     return live.read()
         return None
 
@@ -275,9 +274,12 @@ class DurableChatBackend:
         conversation = await self._owned(workflow_id, owner)
         if not conversation.running:
             return False
-        result: CancelTurnResult = await conversation.handle.execute_update(
-            'cancel_turn', CancelTurn(), result_type=CancelTurnResult
-        )
+        try:
+            result: CancelTurnResult = await conversation.handle.execute_update(
+                'cancel_turn', CancelTurn(owner=owner), result_type=CancelTurnResult
+            )
+        except WorkflowUpdateFailedError as exc:
+            raise _rejected(exc, conversation_id) from exc
         live = self._turns.get(workflow_id)
         if live is not None:
             with contextlib.suppress(TimeoutError):
@@ -286,18 +288,22 @@ class DurableChatBackend:
         return result.cancelled
 
     async def history(self, conversation_id: str, owner: str) -> list[ModelMessage]:
-        """The conversation's messages, read from its workflow (see `_conversation_log`)."""
+        """The conversation's messages, from its workflow's `messages` query.
+
+        While a turn streams, the history stops at the turn's user request (or, for a turn continuing after its
+        approvals, at the approval wait): the stream replays the rest from there, so each message shows once. A
+        turn waiting for approvals shows everything it did, ending with the response that asked for them.
+        """
         workflow_id = chat_workflow_id(conversation_id)
-        conversation = await self._owned(workflow_id, owner)
+        await self._owned(workflow_id, owner)
         live = self._turns.get(workflow_id)
         if live is not None and live.running and live.view is not None:
             return list(live.view)
-        messages = (await read_conversation(self._client, workflow_id)).messages
-        if conversation.running:
-            pending = await conversation.handle.query(AgentWorkflow.pending_deferred_tools)
-            if pending is not None:
-                messages.append(approvals_response(pending))
-        return messages
+        now = await read_messages(self._client, workflow_id)
+        turn = now.turn
+        if turn is not None and not turn.awaiting_deferred_tools:
+            return now.messages[: turn.start + 1]
+        return now.messages
 
     async def inbox(self, owner: str) -> list[WaitingConversation]:
         """The owner's conversations whose turn waits for approvals, newest first (from the runs' search attributes).
@@ -372,9 +378,16 @@ def _approvals(pending: DeferredToolRequests) -> tuple[PendingApproval, ...]:
     )
 
 
-def _failure_message(exc: WorkflowUpdateFailedError) -> str:
+def _conversation_id(workflow_id: str) -> str:
+    return workflow_id[len(CHAT_WORKFLOW_PREFIX) :]
+
+
+def _rejected(exc: WorkflowUpdateFailedError, conversation_id: str) -> ChatBackendError:
+    """What a rejected or failed update means to the app: another owner's conversation, or a turn it cannot take."""
     cause = exc.cause
-    return cause.message if isinstance(cause, ApplicationError) else str(cause)
+    if isinstance(cause, ApplicationError) and cause.type == NOT_OWNER:
+        return NotOwner(conversation_id)
+    return TurnRejected(cause.message if isinstance(cause, ApplicationError) else str(cause))
 
 
 def _title(prompt: str | Sequence[UserContent]) -> str:

@@ -7,9 +7,12 @@ or from a retried attempt, so the hub keeps one rule: every reader sees a consis
 same one a reader that subscribes later replays. In detail:
 
 - A new attempt of an activity replaces the earlier attempt's events, so a retried model request never shows
-  duplicated or mixed text. Readers that already saw the earlier attempt's events cannot take them back, so
-  they are told to start over: their iterator raises `StreamRestarted` (the HTTP response ends without
-  finishing, the client resumes, and the resume replays the turn with only the latest attempts).
+  duplicated or mixed text. A step's model request sent again as a new activity (`<turn>.<step>.model#2`: the
+  workflow re-sends a request whose retry, on a worker that did not have the run's messages, could not make it)
+  counts as a later attempt of the step's model request: a step has one model response. Readers that already saw
+  the earlier attempt's events cannot take them back, so they are told to start over: their iterator raises
+  `StreamRestarted` (the HTTP response ends without finishing, the client resumes, and the resume replays the
+  turn with only the latest attempts).
 - Replay order is the run's order: the steps in turn, in each step the model request and then its tool calls
   (in the order they first arrived). Live events go out as they arrive; one that arrives after a later step's
   events (possible when activities run on several workers) restarts the readers too, so that they read the turn
@@ -40,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.ui._event_stream import NativeEvent
+from agent.ui.web import StreamInterrupted
 
 from ._turn_events import ActivityPlace, TurnEvent
 
@@ -52,11 +56,12 @@ _RETIRED_TURNS = 8  # turns of a conversation remembered as over, so their late 
 _SWEEP_INTERVAL = 1.0
 
 
-class StreamRestarted(Exception):
+class StreamRestarted(StreamInterrupted):
     """The turn's events changed under a reader (an activity was retried, or events came out of order).
 
     What the reader showed is no longer a prefix of the turn: it should drop it and subscribe again, which
-    replays the turn from its start.
+    replays the turn from its start. The chat app ends the page's response without finishing it, so the page
+    does exactly that (see `agent.ui.web.StreamInterrupted`).
     """
 
     def __init__(self, workflow_id: str) -> None:
@@ -89,7 +94,8 @@ class _Activity:
 
     place: ActivityPlace
     arrival: int
-    attempt: int
+    attempt: tuple[int, int]
+    """(which send of the step's model request, from 1; the activity's attempt): later ones replace earlier ones."""
     records: list[TurnEvent] = field(default_factory=list[TurnEvent])
     sizes: int = 0
     broken: bool = False
@@ -282,17 +288,18 @@ class TurnEventHub:
             return False  # late event of an ended turn: its readers have the final result
         if conversation.full:
             return False
-        activity = conversation.activities.get(record.activity_id)
-        if activity is not None and record.attempt < activity.attempt:
+        slot, attempt = _slot(record, place)
+        activity = conversation.activities.get(slot)
+        if activity is not None and attempt < activity.attempt:
             return False  # an earlier attempt's straggler
-        if activity is None or record.attempt > activity.attempt:
+        if activity is None or attempt > activity.attempt:
             if activity is not None:
                 restart = restart or bool(activity.records)
                 conversation.events -= len(activity.records)
                 conversation.bytes -= activity.sizes
             arrival = activity.arrival if activity is not None else len(conversation.activities)
-            new = _Activity(place, arrival, record.attempt)
-            conversation.activities[record.activity_id] = activity = new
+            new = _Activity(place, arrival, attempt)
+            conversation.activities[slot] = activity = new
             # A step that sorts before events already out means readers saw the turn out of replay order.
             restart = restart or any(
                 (other.place.step, other.place.rank) > (place.step, place.rank) and other.records
@@ -376,3 +383,16 @@ class TurnEventHub:
             if not self._conversations[workflow_id].readers:
                 del self._conversations[workflow_id]
                 excess -= 1
+
+
+def _slot(record: TurnEvent, place: ActivityPlace) -> tuple[str, tuple[int, int]]:
+    """Where the hub keeps an event's activity, and how late its attempt is.
+
+    A model request's activity id may carry a `#<n>` suffix: the workflow sent the step's request again as the
+    n-th activity. Its events take the place of the earlier sends', as a retry's do.
+    """
+    if place.rank == 0:
+        base, sep, n = record.activity_id.rpartition('#')
+        if sep and n.isdigit():
+            return base, (int(n), record.attempt)
+    return record.activity_id, (1, record.attempt)

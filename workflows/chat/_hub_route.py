@@ -3,8 +3,9 @@
 The body is NDJSON, one `TurnEvent` a line, as `HttpPublisher` sends it. The endpoint is internal (workers, not
 browsers, call it): it takes a shared token as `Authorization: Bearer <token>`, bounds the body, and answers
 204 once the events are in the hub, so a publisher that waits for the answer knows they are. Mount it on the
-chat app, e.g. `app.router.routes.append(turn_events_route(hub, token))`, in the process whose event loop
-serves the hub's readers.
+chat app ahead of the page's files, which take every path routed after them:
+`app.router.routes.insert(0, turn_events_route(hub, token))`, in the process whose event loop serves the hub's
+readers.
 """
 
 from __future__ import annotations

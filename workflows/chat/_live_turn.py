@@ -5,34 +5,31 @@ its end comes from the workflow in one of two ways:
 
 - the update completes: the turn is over. The watcher ends the hub's turn with an `AgentRunResultEvent` built
   from the update's result, so every reader gets it last and stops.
-- the run starts waiting for approvals (the `pending_deferred_tools` query answers calls nobody has answered):
-  the turn goes on in the workflow, but this stream is over for the page, which shows the approval buttons. The
-  hub's turn is not ended (it would drop the events of the turn's continuation, which carry the same turn
-  number); instead the readers get a result whose output is the pending `DeferredToolRequests` and stop. An
-  answer (`resolve_deferred_tools`) starts a new `LiveTurn` on the same update, whose readers skip the events
-  the hub holds from before the approval (the page already shows them).
+- the run starts waiting for approvals: the turn goes on in the workflow, but this stream is over for the page,
+  which shows the approval buttons. The hub's turn is not ended (it would drop the events of the turn's
+  continuation, which carry the same turn number); instead the readers get a result whose output is the pending
+  `DeferredToolRequests` and stop. An answer (`resolve_deferred_tools`) starts a new `LiveTurn` on the same
+  update, whose readers skip the events the hub holds from before the approval (the page already shows them).
 
-The workflow does not announce the approval wait, so the watcher asks: it polls the query every
-`poll_interval` seconds while waiting on the update's result. Reading visibility instead would be as slow
-(visibility is eventually consistent) and needs the search attributes.
+The watcher learns which from one `wait_for_turn` update, which the workflow completes the moment the turn ends
+or starts to wait, so the stream ends within a round trip of the wait. It is sent once per stretch, never in a
+loop: each update adds events to the run's history.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError, WorkflowUpdateHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from agent._deferred import DeferredToolRequests
 from agent._parts import ModelMessage
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import ChatBackendError
-from workflows._agent_workflow import AgentWorkflow
-from workflows._types import TURN_CANCELLED, AgentRunOutput
+from workflows._types import TURN_CANCELLED, AgentRunOutput, WaitForTurn, WaitForTurnResult
 
 from ._hub import TurnEventHub, TurnSubscription
 from ._turn_results import finished_event, waiting_event
@@ -51,11 +48,9 @@ class LiveTurn:
         hub: Where the turn's events arrive.
         handle: The conversation workflow.
         update: The turn's `send_message` update.
-        start_messages: The conversation as of this stretch's start (for the result of an approval wait).
+        owner: Who follows the turn (the workflow checks it is the conversation's owner).
         skip: Events of the hub's turn from before this stretch, which readers do not get again.
         prelude: Events readers get first (those of the stretch that happen in the workflow, not in activities).
-        answered: Tool call ids answered when this stretch began (still pending for a moment in the query).
-        poll_interval: Seconds between two looks at whether the run waits for approvals.
     """
 
     def __init__(
@@ -64,27 +59,24 @@ class LiveTurn:
         handle: WorkflowHandle[Any, Any],
         update: WorkflowUpdateHandle[AgentRunOutput],
         *,
-        start_messages: Callable[[], Awaitable[list[ModelMessage]]],
+        owner: str,
         skip: int = 0,
         prelude: Sequence[NativeEvent] = (),
-        answered: frozenset[str] = frozenset(),
-        poll_interval: float = 0.25,
     ) -> None:
         self.workflow_id = handle.id
         self.update_id = update.id
         self.skip = skip
         self.prelude = list(prelude)
         self.view: list[ModelMessage] | None = None
-        """The conversation shown while this stretch runs, when `history` cannot read it from the workflow."""
+        """The conversation `history` shows while this stretch streams: as of the approval wait it continues from
+        (the workflow's messages by then include the stretch's own, which the stream replays)."""
         self.waiting: NativeEvent | None = None
         """The result that ended the stream when the run began to wait for approvals."""
         self.error: BaseException | None = None
         self._hub = hub
         self._handle = handle
         self._update = update
-        self._start_messages = start_messages
-        self._answered = answered
-        self._poll_interval = poll_interval
+        self._owner = owner
         self._stopped = asyncio.Event()
         self._task = asyncio.create_task(self._watch())
 
@@ -102,33 +94,29 @@ class LiveTurn:
         self._task.cancel()
 
     async def _watch(self) -> None:
-        result = asyncio.ensure_future(self._update.result())
         try:
-            while not result.done():
-                await asyncio.wait({result}, timeout=self._poll_interval)
-                if result.done():
-                    break
-                pending = await self._pending()
-                if pending is not None and not set(pending.tool_call_ids) <= self._answered:
-                    messages = await self._start_messages()
-                    self.waiting = waiting_event(pending, messages)
-                    return
-            self._finish(result)
+            stop = await self._stop()
+            if stop is not None and stop.state == 'awaiting_deferred_tools' and stop.pending is not None:
+                self.waiting = waiting_event(stop.pending)
+                return
+            await self._finish()
         finally:
-            if not result.done():
-                result.cancel()
-                result.add_done_callback(_retrieve)  # its cancellation surfaces as an error nobody needs
             self._stopped.set()
 
-    async def _pending(self) -> DeferredToolRequests | None:
+    async def _stop(self) -> WaitForTurnResult | None:
+        """Why this stretch stops, once it does; `None` if the workflow would not say (the update's result will)."""
         try:
-            return await self._handle.query(AgentWorkflow.pending_deferred_tools)
-        except RPCError:
-            return None  # no worker answered this time; the next look may get one
+            return await self._handle.execute_update(
+                'wait_for_turn', WaitForTurn(update_id=self.update_id, owner=self._owner), result_type=WaitForTurnResult
+            )
+        except (WorkflowUpdateFailedError, RPCError):
+            # Rejected when the run no longer keeps the turn (it ended long ago, or the conversation continued as
+            # new since): it has ended, and its update has the result.
+            return None
 
-    def _finish(self, result: asyncio.Future[AgentRunOutput]) -> None:
+    async def _finish(self) -> None:
         try:
-            output = result.result()
+            output = await self._update.result()
         except WorkflowUpdateFailedError as exc:
             cause = exc.cause
             if not (isinstance(cause, ApplicationError) and cause.type == TURN_CANCELLED):
@@ -174,11 +162,6 @@ class LiveTurn:
         finally:
             stopped.cancel()
             await subscription.aclose()
-
-
-def _retrieve(future: asyncio.Future[Any]) -> None:
-    if not future.cancelled():
-        future.exception()
 
 
 async def _next(subscription: TurnSubscription) -> NativeEvent:

@@ -7,7 +7,7 @@ from typing import Any
 from agent._agent_graph import GraphAgentState
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._events import FunctionToolResultEvent
-from agent._parts import ModelMessage, ModelResponse, ToolReturnPart
+from agent._parts import ModelResponse, ToolReturnPart
 from agent.run import AgentRunResult, AgentRunResultEvent
 from workflows._types import AgentRunOutput
 
@@ -26,17 +26,18 @@ def finished_event(output: AgentRunOutput) -> AgentRunResultEvent[Any]:
 
 
 def approvals_response(pending: DeferredToolRequests) -> ModelResponse:
-    """The model response that asked for the pending calls, as far as the workflow's queries show it.
-
-    The response itself is in the workflow's history as an activity result; its tool calls are what the page needs
-    to show the approval buttons.
-    """
+    """A model response with just the pending calls: what the page needs to show the approval buttons."""
     return ModelResponse(parts=[*pending.approvals, *pending.calls])
 
 
-def waiting_event(pending: DeferredToolRequests, messages: list[ModelMessage]) -> AgentRunResultEvent[Any]:
-    """The event that ends a turn's stream when the turn waits for approvals (it goes on in the workflow)."""
-    state = GraphAgentState(message_history=[*messages, approvals_response(pending)])
+def waiting_event(pending: DeferredToolRequests) -> AgentRunResultEvent[Any]:
+    """The event that ends a turn's stream when the turn waits for approvals (it goes on in the workflow).
+
+    Its output is the pending calls, which is all the protocols read from it; its messages are only a response
+    with those calls, so the stream ends without another round trip to the workflow (the page reads the
+    conversation, with the response that asked for the calls in full, from `history`).
+    """
+    state = GraphAgentState(message_history=[approvals_response(pending)])
     return AgentRunResultEvent(AgentRunResult(pending, _state=state))
 
 

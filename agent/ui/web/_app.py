@@ -14,7 +14,8 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `GET /`                        | The page (static files built from `agent/ui/web/frontend`)                 |
 
 A conversation that does not exist or is not the caller's is 404 either way; a turn the conversation cannot take
-now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`).
+now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`). A turn's
+stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the page resumes it.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from pydantic import ValidationError
 
 from agent.ui.vercel_ai import VercelAIAdapter, VercelAIEventStream
 from agent.ui.vercel_ai.request_types import RequestData, SubmitMessage, UIMessage
+from agent.ui.vercel_ai.response_types import BaseChunk
 
 from ._auth import AuthFunc
-from ._backend import ChatBackend, ConversationNotFound, TurnRejected, UnknownAgent
+from ._backend import ChatBackend, ConversationNotFound, StreamInterrupted, TurnRejected, UnknownAgent
 from ._hosts import HostCheckMiddleware
 from ._vercel_turn import BadChatRequest, chat_turn
 
@@ -123,7 +125,7 @@ def create_chat_app(
 
     def stream_response(run_input: RequestData, request: Request, events: AsyncIterator[NativeEvent]) -> Response:
         stream = VercelAIEventStream[Any, Any](run_input, accept=request.headers.get('accept'), sdk_version=6)
-        return stream.streaming_response(stream.transform_stream(events))
+        return stream.streaming_response(_unfinished_when_interrupted(stream, events))
 
     async def post_chat(request: Request) -> Response:
         owner = await owner_of(request)
@@ -227,3 +229,26 @@ def create_chat_app(
             _BodyTooLarge: on_too_large,
         },
     )
+
+
+async def _unfinished_when_interrupted(
+    stream: VercelAIEventStream[Any, Any], events: AsyncIterator[NativeEvent]
+) -> AsyncIterator[BaseChunk]:
+    """The stream's chunks, cut off where the backend interrupts the events (`StreamInterrupted`).
+
+    The protocol stream would report the interruption as an error and finish the message; instead it stops there,
+    without closing the message: `useChat` ends the request with no finish reason, and the page resumes.
+    """
+    interrupted = False
+
+    async def until_interrupted() -> AsyncIterator[NativeEvent]:
+        nonlocal interrupted
+        try:
+            async for event in events:
+                yield event
+        except StreamInterrupted:
+            interrupted = True
+
+    async for chunk in stream.transform_stream(until_interrupted()):
+        if not interrupted:  # what comes after closes the message and finishes it
+            yield chunk

@@ -21,6 +21,9 @@ The contract every backend keeps:
 - `resume` replays the running turn's events from the turn's start, so a reader that lost some (or all) of them
   rebuilds the same message; `history` during a turn is the history as of the turn's start, new user message
   included, so history plus replay shows every message once.
+- When what a turn's events showed so far no longer holds (a retried model request replaced the text), the
+  iterator raises `StreamInterrupted`: the response ends without finishing, and the page reads the history and
+  resumes, which replays the turn as it now is.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ __all__ = (
     'ConversationNotFound',
     'NotOwner',
     'PendingApproval',
+    'StreamInterrupted',
     'TurnRejected',
     'UnknownAgent',
     'WaitingConversation',
@@ -76,6 +80,14 @@ class UnknownAgent(ChatBackendError, LookupError):
         super().__init__(f'Unknown agent {agent!r}.')
         self.agent = agent
         """The agent asked for."""
+
+
+class StreamInterrupted(ChatBackendError):
+    """Raised by a turn's event iterator when the events it gave so far no longer hold; the turn goes on.
+
+    The app ends the response without finishing it, so the page drops what it showed and resumes (`resume`
+    replays the turn from its start).
+    """
 
 
 class TurnRejected(ChatBackendError):

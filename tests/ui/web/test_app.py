@@ -11,7 +11,15 @@ import httpx2
 import pytest
 
 from agent.messages import PartStartEvent, TextPart
-from agent.ui.web import ConversationNotFound, InProcessChatBackend, bearer_token_auth, create_chat_app
+from agent.ui._event_stream import NativeEvent
+from agent.ui.web import (
+    ChatTurn,
+    ConversationNotFound,
+    InProcessChatBackend,
+    StreamInterrupted,
+    bearer_token_auth,
+    create_chat_app,
+)
 from tests.ui.web._agents import chat_agent, other_agent
 
 TOKEN = 'app-test-token'
@@ -215,6 +223,32 @@ async def test_resume_replays_the_running_turn_from_its_start():
     assert streamed_text(first.text) == 'You said: slow words'
     assert again.status_code == 200
     assert streamed_text(again.text) == 'You said: slow words'
+
+
+class InterruptingBackend(InProcessChatBackend):
+    """Interrupts each turn's stream at its answer's text, as a durable backend does when a retry replaces it."""
+
+    async def stream_turn(self, turn: ChatTurn) -> AsyncIterator[NativeEvent]:
+        events = await super().stream_turn(turn)
+
+        async def interrupted() -> AsyncIterator[NativeEvent]:
+            async for event in events:
+                yield event
+                if isinstance(event, PartStartEvent) and isinstance(event.part, TextPart):
+                    raise StreamInterrupted('the text was replaced')
+
+        return interrupted()
+
+
+async def test_an_interrupted_stream_ends_without_finishing_so_the_page_resumes_it():
+    app = create_chat_app(InterruptingBackend({'assistant': chat_agent()}))
+    async with client_for(app) as client:
+        response = await client.post('/api/chat', json=user_body('c1', 'hello there'))
+
+    kinds = [chunk['type'] for chunk in chunks(response.text)]
+    assert streamed_text(response.text) == 'You'
+    assert kinds[-2:] == ['text-start', 'text-delta']
+    assert '[DONE]' not in response.text
 
 
 async def test_messages_restore_the_conversation_as_ui_messages(client: httpx2.AsyncClient):

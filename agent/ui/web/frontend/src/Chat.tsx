@@ -1,8 +1,8 @@
 import { useChat } from '@ai-sdk/react';
 import { DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Message } from './Message';
-import { Unauthorized, authHeaders, post } from './api';
+import { Unauthorized, authHeaders, getJson, post } from './api';
 
 interface ChatProps {
   id: string;
@@ -15,6 +15,8 @@ interface ChatProps {
 export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: ChatProps) {
   const [input, setInput] = useState('');
   const [stopping, setStopping] = useState(false);
+  // Streams that ended so far, to tell whether a resume found a turn to follow.
+  const ended = useRef(0);
   const transport = useMemo(
     () =>
       new DefaultChatTransport({
@@ -34,7 +36,7 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
       }),
     [agent],
   );
-  const { messages, sendMessage, status, stop, error, addToolApprovalResponse } = useChat({
+  const { messages, setMessages, sendMessage, resumeStream, status, stop, error, addToolApprovalResponse } = useChat({
     id,
     messages: initialMessages,
     transport,
@@ -43,7 +45,32 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
     onError: (e) => {
       if (/\b401\b|Unauthorized/.test(e.message)) onUnauthorized();
     },
+    onFinish: ({ isAbort, isError, finishReason }) => {
+      ended.current += 1;
+      // A stream that ends without its finish was interrupted by the server while the turn goes on (a retried
+      // model request replaced the text shown): show the conversation as the server has it and follow the turn
+      // again, which replays it from its start, as a reload would.
+      if (!isAbort && !isError && finishReason === undefined) void recover();
+    },
   });
+
+  const restore = async () => {
+    const restored = await getJson<UIMessage[]>(`/api/chat/${id}/messages`);
+    if (restored) setMessages(restored);
+  };
+
+  const recover = async () => {
+    try {
+      await restore();
+      const before = ended.current;
+      await resumeStream();
+      // Nothing to follow: the turn ended after the history was read, so the history now has its answer.
+      if (ended.current === before) await restore();
+    } catch (e) {
+      if (e instanceof Unauthorized) onUnauthorized();
+      else throw e;
+    }
+  };
 
   const busy = status === 'submitted' || status === 'streaming' || stopping;
   const waitingForApproval = messages.some((m) =>

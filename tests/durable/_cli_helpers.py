@@ -1,0 +1,121 @@
+"""Drive the installed `agents` command from a folder outside the repository, as a user would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import sysconfig
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+AGENTS = os.path.join(sysconfig.get_path('scripts'), 'agents')
+"""The console script `pip install -e .` put next to the interpreter."""
+
+AGENT_MODULE = '''\
+from agent import Agent, RunContext
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from agent.models.function import AgentInfo, FunctionModel
+
+
+def _script(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    """Asks to delete two files, then reports what became of each."""
+    returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    if not returns:
+        return ModelResponse(parts=[
+            ToolCallPart('delete_file', {'path': 'a.txt'}, 'delete-a'),
+            ToolCallPart('delete_file', {'path': 'b.txt'}, 'delete-b'),
+        ])
+    return ModelResponse(parts=[TextPart('; '.join(str(r.content) for r in returns))])
+
+
+support = Agent(FunctionModel(_script), name='support')
+
+
+@support.tool(requires_approval=True)
+def delete_file(ctx: RunContext[None], path: str) -> str:
+    """Delete a file."""
+    return f'deleted {path}'
+'''
+
+
+def write_project(folder: Path) -> Path:
+    """A user's project: the package `myapp` with the agent `myapp.agents:support`."""
+    package = folder / 'myapp'
+    package.mkdir()
+    (package / '__init__.py').write_text('')
+    (package / 'agents.py').write_text(AGENT_MODULE)
+    return folder
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return int(probe.getsockname()[1])
+
+
+def user_env(**extra: str) -> dict[str, str]:
+    """The environment of a user's shell: no TEMPORAL_* settings of the machine, no PYTHONPATH to the repo."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('TEMPORAL_') and k != 'PYTHONPATH'}
+    return {**env, **extra}
+
+
+@dataclass
+class Done:
+    """How a command ended."""
+
+    code: int
+    out: str
+    err: str
+
+
+COMMAND_TIMEOUT = 60
+"""Seconds one command may take."""
+
+
+async def agents(*args: str, cwd: Path, env: dict[str, str]) -> Done:
+    """Run `agents ARGS...` in `cwd` and wait for it."""
+    return await shell(AGENTS, *args, cwd=cwd, env=env)
+
+
+async def shell(*args: str, cwd: Path, env: dict[str, str]) -> Done:
+    """Run a command in `cwd` and wait for it."""
+    process = await asyncio.create_subprocess_exec(
+        *args, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
+    assert process.returncode is not None
+    return Done(process.returncode, out.decode(), err.decode())
+
+
+@asynccontextmanager
+async def dev_worker(folder: Path, *args: str) -> AsyncIterator[str]:
+    """`agents worker --agents myapp.agents:support --dev ARGS...` in `folder`, on free ports.
+
+    Yields the address from the `export TEMPORAL_ADDRESS=...` line it prints; stops it with Ctrl-C (SIGINT).
+    """
+    port, ui_port = free_port(), free_port()
+    process = await asyncio.create_subprocess_exec(
+        AGENTS, 'worker', '--agents', 'myapp.agents:support', '--dev', '--port', str(port), '--ui-port', str(ui_port),
+        *args, cwd=folder, env=user_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    assert process.stdout is not None
+    lines: list[str] = []
+    try:
+        while not any(line.startswith('Worker running') for line in lines):
+            line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+            assert line, ''.join(lines)
+            lines.append(line)
+        exports = [m.group(1) for line in lines if (m := re.search(r'export TEMPORAL_ADDRESS=(\S+)', line))]
+        assert exports == [f'127.0.0.1:{port}'], lines
+        assert any(f'Web UI at http://127.0.0.1:{ui_port}' in line for line in lines), lines
+        yield exports[0]
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+        rest = (await asyncio.wait_for(process.communicate(), 60))[0].decode()
+        assert process.returncode == 0, ''.join(lines) + rest

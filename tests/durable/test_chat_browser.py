@@ -1,0 +1,282 @@
+"""The chat page over durable conversations in a real browser, with the workers in their own processes.
+
+The chat server runs here (a uvicorn thread with its own event loop); the workers are `python -m worker`
+subprocesses that publish their turns' events to it over HTTP (`--chat-events-url`), so a worker can be killed
+with SIGKILL while it streams and another one takes over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Locator, Page, Response, expect, sync_playwright
+from temporalio.testing import WorkflowEnvironment
+
+from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS, TOKEN, Pages, conversation, send
+from worker import CHAT_EVENTS_TOKEN_ENV, CHAT_EVENTS_URL_ENV, connect
+from workflows.chat import TURN_EVENTS_PATH
+from workflows.chat.__main__ import build_chat_server
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENT = 'tests.durable.chat_browser_agent:assistant'
+EVENTS_TOKEN = 'durable-browser-events-token'
+BOUND = 10.0  # seconds a server or worker process may take to start
+RECOVERY_MS = 30_000  # a killed worker's model request is retried once its heartbeat times out, on a new worker
+INBOX_MS = 10_000  # visibility is eventually consistent and the inbox polls
+
+
+@contextmanager
+def chat_server(address: str, task_queue: str) -> Iterator[str]:
+    """Serve the durable chat app (with the workers' events endpoint) in a thread; yields its base URL."""
+    listener = socket.create_server(('127.0.0.1', 0))
+    port = listener.getsockname()[1]
+    servers: list[uvicorn.Server] = []
+    failures: list[BaseException] = []
+
+    async def serve() -> None:
+        client = await connect(address)
+        chat = build_chat_server(client, ['assistant'], task_queue=task_queue, token=TOKEN, events_token=EVENTS_TOKEN)
+        server = uvicorn.Server(
+            uvicorn.Config(chat.app, log_level='warning', lifespan='off', timeout_graceful_shutdown=1)
+        )
+        servers.append(server)
+        try:
+            await server.serve(sockets=[listener])
+        finally:
+            chat.backend.close()
+
+    def run() -> None:
+        try:
+            asyncio.run(serve())
+        except BaseException as exc:
+            failures.append(exc)
+
+    thread = threading.Thread(target=run, name='chat-server', daemon=True)
+    thread.start()
+    deadline = time.monotonic() + BOUND
+    while not (servers and servers[0].started):  # bounded: the server is up when uvicorn says so
+        if failures or not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f'The chat server did not start: {failures!r}')
+        time.sleep(0.01)
+    try:
+        yield f'http://127.0.0.1:{port}'
+    finally:
+        servers[0].should_exit = True
+        thread.join(BOUND)
+        listener.close()
+
+
+class Workers:
+    """`python -m worker` subprocesses publishing their turns' events to the chat server over HTTP."""
+
+    def __init__(self, address: str, task_queue: str, events_url: str, gates: Path, logs: Path) -> None:
+        self.address = address
+        self.task_queue = task_queue
+        self.events_url = events_url
+        self.gates = gates
+        self.logs = logs
+        self.processes: list[subprocess.Popen[bytes]] = []
+        self._log_files: list[IO[bytes]] = []
+
+    def start(self) -> subprocess.Popen[bytes]:
+        log = (self.logs / f'worker-{len(self.processes)}.log').open('wb')
+        self._log_files.append(log)
+        env = {
+            **os.environ,
+            CHAT_EVENTS_URL_ENV: self.events_url,
+            CHAT_EVENTS_TOKEN_ENV: EVENTS_TOKEN,
+            'CHAT_GATES': str(self.gates),
+            'PYTHONPATH': str(ROOT),
+        }
+        command = [sys.executable, '-m', 'worker', '--agents', AGENT, '--address', self.address]
+        command += ['--task-queue', self.task_queue, '--graceful-shutdown', '0']
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        self.processes.append(process)
+        return process
+
+    def kill_running(self) -> None:
+        """SIGKILL every running worker: no chance to finish or report anything."""
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGKILL)
+                process.wait(BOUND)
+
+    def stop(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        for process in self.processes:
+            try:
+                process.wait(BOUND)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(BOUND)
+        for log in self._log_files:
+            log.close()
+
+
+@pytest.fixture(scope='module')
+def queue() -> str:
+    return f'chat-browser-{uuid.uuid4().hex[:8]}'
+
+
+@pytest.fixture(scope='module')
+def base_url(temporal_env: WorkflowEnvironment, queue: str) -> Iterator[str]:
+    with chat_server(temporal_env.client.service_client.config.target_host, queue) as url:
+        yield url
+
+
+@pytest.fixture(scope='module')
+def gates(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the test opens the agent's gates (see `chat_browser_agent`)."""
+    return tmp_path_factory.mktemp('gates')
+
+
+@pytest.fixture(scope='module')
+def workers(
+    temporal_env: WorkflowEnvironment, queue: str, base_url: str, gates: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Workers]:
+    workers = Workers(
+        temporal_env.client.service_client.config.target_host,
+        queue,
+        f'{base_url}{TURN_EVENTS_PATH}',
+        gates,
+        tmp_path_factory.mktemp('workers'),
+    )
+    workers.start()
+    try:
+        yield workers
+    finally:
+        workers.stop()
+
+
+@pytest.fixture(scope='module')
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: the browser tests need Debian's Chromium (`apt-get install chromium`).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def pages(browser: Browser, base_url: str, workers: Workers) -> Iterator[Pages]:
+    pages = Pages(browser, base_url)
+    yield pages
+    pages.context.close()
+    assert pages.errors == []
+
+
+def open_gate(gates: Path, name: str) -> None:
+    (gates / name).touch()
+
+
+def answers(page: Page) -> Locator:
+    return page.locator('li.message.assistant > .text')
+
+
+def resumed_stream(response: Response) -> bool:
+    """The page resumed a running turn's stream."""
+    return response.url.endswith('/stream') and response.status == 200
+
+
+def assert_shown_once(page: Page, text: str) -> None:
+    """`text` is the page's only answer, and appears in the conversation exactly once."""
+    expect(answers(page)).to_have_text([text])
+    assert conversation(page).inner_text().count(text) == 1
+    expect(page.get_by_role('alert')).to_have_count(0)
+
+
+def test_a_message_streams_in_from_a_worker_process(pages: Pages, gates: Path):
+    page = pages.open()
+    send(page, 'tell me about gate-stream rivers')
+
+    expect(answers(page).last).to_have_text('You')
+    expect(page.get_by_role('button', name='Stop')).to_be_visible()
+    open_gate(gates, 'gate-stream')
+
+    assert_shown_once(page, 'You said: tell me about gate-stream rivers')
+    expect(page.get_by_role('button', name='Send')).to_be_visible()
+
+
+def test_an_approved_tool_call_continues_the_durable_run(pages: Pages):
+    page = pages.open()
+    send(page, 'please delete the report')
+
+    expect(page.get_by_label('Arguments of delete_file')).to_contain_text('/tmp/report.txt')
+    page.get_by_role('button', name='Approve').click()
+
+    expect(page.get_by_text('Deleted: /tmp/report.txt is gone')).to_be_visible()
+    expect(page.get_by_role('button', name='Approve')).to_have_count(0)
+
+
+def test_a_denial_reason_reaches_the_model_of_the_durable_run(pages: Pages):
+    page = pages.open()
+    send(page, 'delete the report now')
+
+    page.get_by_label('Reason for denying (optional)').fill('that report is still needed')
+    page.get_by_role('button', name='Deny').click()
+
+    expect(page.get_by_text('Not deleted, because: that report is still needed')).to_be_visible()
+
+
+def test_the_inbox_in_another_tab_lists_a_waiting_durable_conversation(pages: Pages):
+    chat = pages.open()
+    send(chat, 'delete the inbox test file')
+    expect(chat.get_by_role('button', name='Approve')).to_be_visible()
+
+    inbox_tab = pages.open()
+    entry = inbox_tab.get_by_role('link', name=re.compile('delete the inbox test file'))
+    expect(entry).to_contain_text('delete_file', timeout=INBOX_MS)
+    entry.click()
+
+    inbox_tab.get_by_role('button', name='Approve').click()
+    expect(inbox_tab.get_by_text('Deleted: /tmp/report.txt is gone')).to_be_visible()
+
+
+def test_a_reload_mid_stream_resumes_the_answer_once(pages: Pages, gates: Path):
+    page = pages.open()
+    send(page, 'reload gate-reload in the middle')
+    expect(answers(page).last).to_have_text('You')
+
+    page.reload()
+
+    expect(answers(page)).to_have_text(['You'])
+    open_gate(gates, 'gate-reload')
+    assert_shown_once(page, 'You said: reload gate-reload in the middle')
+    expect(conversation(page).get_by_text('reload gate-reload in the middle', exact=True)).to_have_count(1)
+
+
+def test_a_turn_whose_worker_is_killed_mid_stream_finishes_on_a_new_worker_shown_once(
+    pages: Pages, workers: Workers, gates: Path
+):
+    page = pages.open()
+    send(page, 'survive gate-crash the worker crash')
+    expect(answers(page).last).to_have_text('You')
+
+    # Once the heartbeat times out, the model request runs again on the new worker and streams its first word
+    # again: the hub drops the dead attempt's events, the page's stream ends unfinished, and the page resumes.
+    with page.expect_response(resumed_stream, timeout=RECOVERY_MS):
+        workers.kill_running()
+        workers.start()
+    expect(answers(page)).to_have_text(['You'])
+    open_gate(gates, 'gate-crash')
+
+    assert_shown_once(page, 'You said: survive gate-crash the worker crash')
+    expect(page.get_by_role('button', name='Send')).to_be_visible()

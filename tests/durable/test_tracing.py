@@ -1,0 +1,146 @@
+"""A durable run is one trace whose spans are each exported once, however often its workflow replays."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.client import Client
+
+from activities import call_tool_activity_name, model_request_activity_name
+from agent import Agent
+from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from agent.models.function import AgentInfo, FunctionModel
+from tests.instrumentation._otel import Telemetry
+from worker import build_worker
+from workflows.client import AgentClient
+
+from ._traces import SeenSpan, Trace
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+
+def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    returned = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+    if not returned:
+        return ModelResponse(
+            parts=[ToolCallPart('lookup', {'key': 'a'}, 'look-1'), ToolCallPart('delete', {}, 'del-1')]
+        )
+    return ModelResponse(parts=[TextPart(' | '.join(str(p.content) for p in returned))])
+
+
+def approval_agent(telemetry: Telemetry) -> Agent[None, Any]:
+    agent = Agent(FunctionModel(_respond), name='traced', instrument=telemetry.settings())
+
+    @agent.tool_plain
+    def lookup(key: str) -> str:
+        return f'found {key}'
+
+    @agent.tool_plain(requires_approval=True)
+    def delete() -> str:
+        return 'deleted'
+
+    return agent
+
+
+async def wait_for_approval(agents: AgentClient, workflow_id: str) -> None:
+    for _ in range(200):  # bounded: the run reaches its approval wait on the worker
+        pending = await agents.pending(workflow_id)
+        if pending is not None and pending.approvals:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError('the run never waited for an approval')
+
+
+def assert_one_trace_of_the_approval_run(trace: Trace) -> None:
+    trace.assert_each_span_once()
+    assert trace.genai_counts() == {
+        'invoke_agent traced': 1,
+        'chat function:_respond:': 2,
+        'execute_tool lookup': 1,
+        'execute_tool delete': 1,
+    }
+    run = trace.one('invoke_agent')
+    assert trace.ancestors(run) == ['RunWorkflow:AgentWorkflow', 'StartWorkflow:AgentWorkflow']
+    model, tool = model_request_activity_name('traced'), call_tool_activity_name('traced')
+    for span in trace.named('chat '):
+        assert trace.ancestors(span)[:3] == [f'RunActivity:{model}', f'StartActivity:{model}', 'invoke_agent traced']
+    for span in trace.named('execute_tool '):
+        assert trace.ancestors(span)[:3] == [f'RunActivity:{tool}', f'StartActivity:{tool}', 'invoke_agent traced']
+    # The activities' spans carry the run's attributes, as in-process.
+    run_id = run.attributes['gen_ai.agent.call.id']
+    assert {s.attributes['gen_ai.agent.call.id'] for s in [*trace.named('chat '), *trace.named('execute_tool ')]} == {
+        run_id
+    }
+    assert trace.one('execute_tool delete').attributes['gen_ai.tool.call.id'] == 'del-1'
+    assert run.attributes.get('gen_ai.aggregated_usage.input_tokens', 0) > 0
+
+
+@pytest.mark.parametrize('cache', ['no workflow cache', 'worker restarted during the approval wait'])
+async def test_a_run_with_an_approval_wait_is_one_trace_with_each_span_once(
+    client: Client, task_queue: str, cache: str
+) -> None:
+    telemetry = Telemetry.create()
+    agent = approval_agent(telemetry)
+    options: dict[str, Any] = {'max_cached_workflows': 0} if cache == 'no workflow cache' else {}
+    agents = AgentClient(client, task_queue=task_queue, tracer_provider=telemetry.tracer_provider)
+
+    def new_worker() -> Any:
+        return build_worker(
+            client, {'traced': agent}, task_queue=task_queue, tracer_provider=telemetry.tracer_provider, **options
+        )
+
+    async with new_worker():
+        handle = await agents.start('traced', 'tidy up', workflow_id=f'traced-{uuid.uuid4()}')
+        await wait_for_approval(agents, handle.id)
+    # A new worker (an empty cache) rebuilds the run from its history before it takes the approval.
+    async with new_worker():
+        await agents.approve(handle.id, approvals={'del-1': True})
+        output = await asyncio.wait_for(handle.result(), 30)
+    assert output.output == 'found a | deleted'
+
+    spans = [SeenSpan.from_sdk(span) for span in telemetry.spans()]
+    assert_one_trace_of_the_approval_run(Trace(s for s in spans if s.trace_id == spans[0].trace_id))
+
+
+async def test_a_retried_tool_shows_each_attempt_under_its_own_activity_span(client: Client, task_queue: str) -> None:
+    telemetry = Telemetry.create()
+    attempts: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if not any(isinstance(p, ToolReturnPart) for m in messages if isinstance(m, ModelRequest) for p in m.parts):
+            return ModelResponse(parts=[ToolCallPart('flaky', {}, 'flaky-1')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), name='retried', instrument=telemetry.settings())
+
+    @agent.tool_plain
+    def flaky() -> str:
+        attempts.append(len(attempts) + 1)
+        if len(attempts) == 1:
+            raise ConnectionError('the service dropped the connection')
+        return 'ok'
+
+    agents = AgentClient(client, task_queue=task_queue, tracer_provider=telemetry.tracer_provider)
+    async with build_worker(
+        client, {'retried': agent}, task_queue=task_queue, tracer_provider=telemetry.tracer_provider
+    ):
+        output = await agents.run('retried', 'go')
+    assert output.output == 'done'
+    assert attempts == [1, 2]
+
+    trace = Trace(SeenSpan.from_sdk(span) for span in telemetry.spans())
+    trace.assert_each_span_once()
+    tool_spans = trace.named('execute_tool flaky')
+    assert [span.error for span in tool_spans] == [True, False]
+    # Each attempt ran in an activity span of its own, both scheduled by the call's one StartActivity span.
+    tool = call_tool_activity_name('retried')
+    activity_spans = [trace.parent(span) for span in tool_spans]
+    assert [s.name if s else None for s in activity_spans] == [f'RunActivity:{tool}'] * 2
+    assert activity_spans[0] != activity_spans[1]
+    assert [trace.ancestors(span)[1:3] for span in tool_spans] == [
+        [f'StartActivity:{tool}', 'invoke_agent retried']
+    ] * 2
+    assert len({span.parent_id for span in activity_spans if span}) == 1

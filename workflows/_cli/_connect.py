@@ -1,0 +1,42 @@
+"""The connection every command uses: Temporal's environment configuration, with the global flags over it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from workflows._connection import connect_config
+from workflows.client import AgentClient
+
+from ._errors import CommandError
+
+__all__ = ('DEFAULT_TASK_QUEUE', 'connect', 'settings_from')
+
+DEFAULT_TASK_QUEUE = 'agents'
+"""The task queue commands use without `--task-queue` (the worker's default)."""
+
+
+async def connect(args: argparse.Namespace) -> AgentClient:
+    """An `AgentClient` for the flags in `args` (see `workflows._connection.connect_config`).
+
+    The address and namespace are kept on `args.target` first, so an error message names the ones really used.
+    """
+    settings = settings_from(args)
+    try:
+        config = connect_config(**settings)
+    except ValueError as exc:  # a certificate without its key
+        raise CommandError(f'{exc} (--tls-cert and --tls-key)') from exc
+    args.target = (config.get('target_host', ''), config.get('namespace', ''))
+    return await AgentClient.connect(**settings, task_queue=args.task_queue or DEFAULT_TASK_QUEUE)
+
+
+def settings_from(args: argparse.Namespace) -> dict[str, Any]:
+    """The connection flags of `args` as `connect_config` arguments (`None` for those not given)."""
+    return {
+        'address': args.address,
+        'namespace': args.namespace,
+        'api_key': args.api_key,
+        'tls_cert': args.tls_cert,
+        'tls_key': args.tls_key,
+        'profile': args.profile,
+    }

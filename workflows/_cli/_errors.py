@@ -1,0 +1,111 @@
+"""Expected errors, told to a person in one or two lines: what went wrong and what to do.
+
+Every command's failure reaches `explain`, which maps the exceptions a person can cause (no server at the address,
+an unknown workflow or schedule id, an unknown tool call id, a run that failed, a bad agent reference, malformed
+encryption keys or connection settings) to a message; anything else is a bug and keeps its traceback. The message
+never needs the traceback: `--debug` prints it too.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from temporalio.client import (
+    RPCTimeoutOrCancelledError,
+    WorkflowFailureError,
+    WorkflowQueryFailedError,
+    WorkflowQueryRejectedError,
+    WorkflowUpdateFailedError,
+)
+from temporalio.exceptions import FailureError
+from temporalio.service import RPCError, RPCStatusCode
+
+from agent.exceptions import UserError
+from workflows._connection import DEFAULT_ADDRESS, DEFAULT_NAMESPACE
+from workflows._encryption import EncryptionKeyError
+
+__all__ = ('CommandError', 'explain')
+
+START_SERVER_HINT = (
+    'Start one with `agents worker --agents module:agent --dev`, or point TEMPORAL_ADDRESS (or --address) at yours.'
+)
+
+
+class CommandError(Exception):
+    """An expected failure of a command, with the message a person reads (exit status 1)."""
+
+
+def _where(args: argparse.Namespace) -> tuple[str, str]:
+    """The address and namespace the command used, as far as the command line says (for messages)."""
+    target: tuple[str, str] | None = getattr(args, 'target', None)
+    if target is not None:
+        return target
+    return getattr(args, 'address', None) or DEFAULT_ADDRESS, getattr(args, 'namespace', None) or DEFAULT_NAMESPACE
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost failure message of a workflow, update or activity failure."""
+    cause: BaseException | None = exc.__cause__ or exc
+    while isinstance(cause, FailureError) and cause.__cause__ is not None:
+        cause = cause.__cause__
+    message = cause.message if isinstance(cause, FailureError) else str(cause)
+    return message.strip().splitlines()[0] if message.strip() else type(cause).__name__
+
+
+def _subject(args: argparse.Namespace) -> str:
+    if getattr(args, 'schedule_id', None):
+        return f'schedule {args.schedule_id!r}'
+    if getattr(args, 'workflow_id', None):
+        return f'run {args.workflow_id!r}'
+    return 'it'
+
+
+def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
+    """The message for an expected error, or `None` for one that is a bug."""
+    address, namespace = _where(args)
+    subject = _subject(args)
+    match exc:
+        case CommandError() | UserError():
+            return str(exc)
+        case EncryptionKeyError():
+            return (
+                f'The encryption keys are malformed: {exc}\nFix AGENT_ENCRYPTION_KEYS (see workflows.EncryptionCodec).'
+            )
+        case RPCError(status=RPCStatusCode.NOT_FOUND) if 'already completed' in exc.message and 'run' in subject:
+            return (
+                f'The {subject} has ended: nothing waits for an answer.\n`agents result {args.workflow_id}` shows how.'
+            )
+        case RPCError(status=RPCStatusCode.NOT_FOUND):
+            hint = (
+                '`agents schedule list` lists them.'
+                if 'schedule' in subject
+                else '`agents inbox` lists runs that wait.'
+            )
+            return f'No {subject} in namespace {namespace!r} at {address}: {exc.message}\nCheck the id; {hint}'
+        case RPCError(status=RPCStatusCode.UNAVAILABLE):
+            return f'No Temporal server answers at {address}: {exc.message}\n{START_SERVER_HINT}'
+        case RPCError(status=RPCStatusCode.DEADLINE_EXCEEDED) | RPCTimeoutOrCancelledError():
+            return (
+                f'{subject[:1].upper()}{subject[1:]} did not answer in time: is a worker of its task queue running?\n'
+                'Start one with `agents worker --agents module:agent` (and the same --task-queue).'
+            )
+        case RPCError(status=RPCStatusCode.ALREADY_EXISTS):
+            return f'{subject[:1].upper()}{subject[1:]} already exists in namespace {namespace!r}: {exc.message}'
+        case RPCError():
+            return f'The Temporal server at {address} refused: {exc.message}'
+        case WorkflowUpdateFailedError():
+            pending = f'agents pending {args.workflow_id}'
+            return f'The {subject} refused the answer: {_cause(exc)}\n`{pending}` shows what waits.'
+        case WorkflowFailureError():
+            return f'The {subject} failed: {_cause(exc)}'
+        case WorkflowQueryFailedError() | WorkflowQueryRejectedError():
+            return f'The {subject} could not answer: {exc}'
+        case RuntimeError() if str(exc).startswith('Failed client connect'):
+            return f'No Temporal server answers at {address} (namespace {namespace!r}).\n{START_SERVER_HINT}'
+        case RuntimeError() if type(exc).__name__ == 'ConfigError':
+            # The SDK's environment configuration (config file, profile, TEMPORAL_* variables) is malformed.
+            return f'The Temporal connection settings are invalid: {exc}\nCheck TEMPORAL_* variables and --profile.'
+        case OSError():
+            return str(exc)
+        case _:
+            return None

@@ -1,0 +1,138 @@
+"""The `agents` command line: its subcommands, and global flags accepted before or after the subcommand.
+
+The global flags live in one parent parser shared by the top level and every subcommand, with suppressed defaults:
+a flag given after the subcommand sets the attribute, one given before it is not overwritten by the subcommand's
+(absent) default, and `finish` fills in the `None`s after parsing.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from . import _runs, _schedule, _serve
+
+__all__ = ('GLOBAL_FLAGS', 'build_parser', 'finish')
+
+GLOBAL_FLAGS = ('address', 'namespace', 'api_key', 'tls_cert', 'tls_key', 'profile', 'task_queue', 'debug')
+
+DESCRIPTION = """\
+Serve durable agents on Temporal, start and steer their runs, answer what waits for a human.
+
+Connection settings come from Temporal's environment configuration, as for the `temporal` CLI:
+TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_CLIENT_CERT_PATH / _KEY_PATH,
+TEMPORAL_PROFILE and its config file; the flags below override them.
+"""
+
+
+def _global_flags() -> argparse.ArgumentParser:
+    flags = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    group = flags.add_argument_group('connection (any position; default: Temporal environment configuration)')
+    group.add_argument(
+        '--address', metavar='HOST:PORT', help='Temporal frontend (default $TEMPORAL_ADDRESS, else localhost:7233)'
+    )
+    group.add_argument('--namespace', help='namespace (default $TEMPORAL_NAMESPACE, else default)')
+    group.add_argument('--api-key', help='API key, e.g. of Temporal Cloud (default $TEMPORAL_API_KEY); turns TLS on')
+    group.add_argument('--tls-cert', metavar='FILE', help='client certificate for mTLS (with --tls-key)')
+    group.add_argument('--tls-key', metavar='FILE', help='private key of --tls-cert')
+    group.add_argument('--profile', help="profile of the temporal CLI's config file (default $TEMPORAL_PROFILE)")
+    group.add_argument('--task-queue', help='task queue of the workers (default agents)')
+    group.add_argument('--debug', action='store_true', help='print the traceback of an error too')
+    return flags
+
+
+def finish(args: argparse.Namespace) -> argparse.Namespace:
+    """Give every global flag that was not given its default (`None`, or `False` for `--debug`)."""
+    for name in GLOBAL_FLAGS:
+        if not hasattr(args, name):
+            setattr(args, name, False if name == 'debug' else None)
+    return args
+
+
+def _run_id(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('workflow_id', help='the workflow id of the run')
+
+
+def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
+    """The parser of the whole command line; each subcommand sets `handler` (async unless `sync` is set)."""
+    shared = _global_flags()
+    parser = argparse.ArgumentParser(
+        prog=prog, description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter, parents=[shared]
+    )
+    commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
+
+    def command(name: str, help: str, handler: object) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help, parents=[shared])
+        sub.set_defaults(handler=handler)
+        return sub
+
+    worker = command('worker', 'serve agents (module:attribute references or spec files)', _serve.worker_command)
+    worker.add_argument(
+        '--agents', nargs='+', required=True, metavar='AGENT',
+        help='module:attribute (modules of the current folder) or agent spec files (.yaml, .yml, .json)',
+    )  # fmt: skip
+    worker.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server with its Web UI')
+    worker.add_argument('--port', type=int, help=f'with --dev: the frontend port (default {_serve.DEV_PORT})')
+    worker.add_argument('--ui-port', type=int, help='with --dev: the Web UI port (default the frontend port + 1000)')
+    worker.add_argument('--db', default='temporal-dev.db', help='with --dev: SQLite file that keeps the runs')
+    worker.add_argument(
+        '--graceful-shutdown', type=float, default=10.0, metavar='SECONDS',
+        help='on SIGTERM or Ctrl-C, how long running model requests and tool calls may take to finish (default 10)',
+    )  # fmt: skip
+
+    demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', _serve.demo_command)
+    demo.add_argument('mode', nargs='?', choices=['ask', 'approve', 'deny'], default='ask')
+    demo.add_argument('--model', help="a real model for the demo agent, e.g. 'openai:gpt-5.2'")
+
+    for name, handler, what in (
+        ('chat', _serve.chat_command, 'the chat page (arguments of python -m workflows.chat)'),
+        (
+            'codec',
+            _serve.codec_command,
+            'the codec endpoint for the Web UI (arguments of python -m deploy.codec_server)',
+        ),
+    ):
+        sub = command(name, what, handler)
+        sub.add_argument('rest', nargs=argparse.REMAINDER, help='its own arguments')
+        sub.set_defaults(sync=True)
+
+    run = command('run', 'start a run of an agent and print its workflow id', _runs.run_command)
+    run.add_argument('agent', help='the registered name of the agent')
+    run.add_argument('prompt', nargs='?', help='the user prompt')
+    run.add_argument('--workflow-id', help='the workflow id to give the run (default: generated)')
+    run.add_argument('--input', help='more AgentRunInput fields, as a JSON object (e.g. \'{"owner": "alice"}\')')
+    run.add_argument('--watch', action='store_true', help='follow the run until it ends, then print its output')
+    run.add_argument('--poll', type=float, default=0.5, help=argparse.SUPPRESS)
+
+    watch = command('watch', 'follow a run until it ends, then print its output', _runs.watch_command)
+    _run_id(watch)
+    watch.add_argument('--poll', type=float, default=0.5, help=argparse.SUPPRESS)
+
+    inbox = command('inbox', 'list every run waiting for a human, with its pending tool calls', _runs.inbox_command)
+    inbox.add_argument('--owner', help='only runs whose input names this owner')
+
+    _run_id(command('pending', 'the tool calls a run waits for', _runs.pending_command))
+    for name, what in (('approve', 'approve pending tool calls'), ('deny', 'deny pending tool calls')):
+        sub = command(name, what, _runs.approve_command)
+        _run_id(sub)
+        sub.add_argument('tool_call_ids', nargs='+', metavar='TOOL_CALL_ID')
+        if name == 'deny':
+            sub.add_argument('--reason', '--message', default='The tool call was denied.', help='told to the model')
+    _run_id(command('status', "a run's state, step and usage", _runs.status_command))
+    _run_id(command('result', "wait for a run's output and print it as JSON", _runs.result_command))
+
+    schedule = command('schedule', 'schedules that start agent runs', None)
+    actions = schedule.add_subparsers(dest='action', required=True, metavar='ACTION')
+    create = actions.add_parser('create', help='start runs of an agent on a schedule', parents=[shared])
+    create.set_defaults(handler=_schedule.schedule_create)
+    create.add_argument('schedule_id')
+    create.add_argument('agent', help='the registered name of the agent')
+    create.add_argument('prompt', nargs='?', help='the user prompt of each run')
+    create.add_argument('--every', help='an interval: 90s, 30m, 24h, 7d, 1h30m')
+    create.add_argument('--cron', help='a cron expression, e.g. "0 9 * * *"')
+    create.add_argument('--input', help='more AgentRunInput fields, as a JSON object')
+    create.add_argument('--paused', action='store_true', help='create it paused')
+    actions.add_parser('list', help='list them', parents=[shared]).set_defaults(handler=_schedule.schedule_list)
+    delete = actions.add_parser('delete', help='delete one (its runs go on)', parents=[shared])
+    delete.set_defaults(handler=_schedule.schedule_delete)
+    delete.add_argument('schedule_id')
+    return parser

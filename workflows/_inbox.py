@@ -1,0 +1,93 @@
+"""The approvals inbox: every run of a namespace that waits for a human, with what it waits for.
+
+Runs record `AgentState` and `PendingApprovals` as search attributes (see `workflows._search_attributes`), so one
+visibility query finds the waiting runs without knowing their ids; each listed run is then asked for its
+`pending_deferred_tools`, which is exact where visibility is a moment behind (a run listed as waiting may have been
+answered since: it is left out). Runs of namespaces without the attributes registered are not found.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from agent._deferred import DeferredToolRequests
+
+from ._agent_workflow import AgentWorkflow
+from ._search_attributes import AGENT_NAME, AGENT_OWNER
+
+__all__ = ('QUERY_TIMEOUT', 'WaitingRun', 'waiting_runs', 'waiting_runs_query')
+
+QUERY_TIMEOUT = timedelta(seconds=5)
+"""How long the inbox waits for one run to say what it waits for (a query needs a worker of the run's queue)."""
+
+
+@dataclass(frozen=True)
+class WaitingRun:
+    """A run that waits for a human's answer to some of its tool calls."""
+
+    workflow_id: str
+    """The run's workflow id: what `approve`, `pending` and `status` take."""
+    run_id: str
+    """The Temporal run id of the execution that waits."""
+    agent: str
+    """The registered name of the run's agent (`AgentName`)."""
+    owner: str | None
+    """Who started the run (`AgentOwner`), if its input named an owner."""
+    started: datetime | None
+    """When the execution started."""
+    pending: DeferredToolRequests | None
+    """The tool calls it waits for (approvals, and calls whose results are to be supplied); `None` when the run did
+    not answer the query in time (no worker of its task queue is running)."""
+
+
+def waiting_runs_query(owner: str | None = None) -> str:
+    """The visibility query for running `AgentWorkflow` runs that wait for a human, of `owner` if given."""
+    query = (
+        "WorkflowType = 'AgentWorkflow' AND ExecutionStatus = 'Running' "
+        "AND (AgentState = 'awaiting_deferred_tools' OR PendingApprovals > 0)"
+    )
+    if owner is not None:
+        # A JSON string literal is a valid visibility string literal (quotes and backslashes escaped).
+        query += f' AND AgentOwner = {json.dumps(owner)}'
+    return query
+
+
+async def waiting_runs(client: Client, owner: str | None = None) -> list[WaitingRun]:
+    """The runs of `client`'s namespace that wait for a human, newest first.
+
+    Raises:
+        RPCError: if the namespace cannot be listed (e.g. it lacks the search attributes).
+    """
+    waiting: list[WaitingRun] = []
+    async for execution in client.list_workflows(waiting_runs_query(owner)):
+        handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        pending: DeferredToolRequests | None = None
+        try:
+            pending = await handle.query(AgentWorkflow.pending_deferred_tools, rpc_timeout=QUERY_TIMEOUT)
+        except RPCError as exc:
+            # A run no worker answers for still waits for a human: it is listed, without the details.
+            if exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
+                continue  # ended since visibility listed it
+        except (WorkflowQueryFailedError, WorkflowQueryRejectedError):
+            continue
+        else:
+            if pending is None or not (pending.approvals or pending.calls):
+                continue  # answered since visibility listed it
+        attributes = execution.typed_search_attributes
+        waiting.append(
+            WaitingRun(
+                workflow_id=execution.id,
+                run_id=execution.run_id,
+                agent=attributes.get(AGENT_NAME) or '',
+                owner=attributes.get(AGENT_OWNER),
+                started=execution.start_time,
+                pending=pending,
+            )
+        )
+    waiting.sort(key=lambda run: run.started.timestamp() if run.started else 0.0, reverse=True)
+    return waiting

@@ -1,0 +1,138 @@
+"""One trace per durable run: Temporal's tracing interceptor on the client and the worker.
+
+`AgentTracingInterceptor` is Temporal's `TracingInterceptor` (`temporalio.contrib.opentelemetry`): the client's
+calls open spans (`StartWorkflow:AgentWorkflow`, `StartWorkflowUpdate:...`) and put their context in the
+workflow's headers; the workflow records zero-duration spans for what it does (`StartActivity:...`), only when
+not replaying; each activity attempt runs in a `RunActivity:...` span parented through the activity's headers.
+The `chat` and `execute_tool` spans of the activities nest under those, and through them under `invoke_agent`.
+
+One change: Temporal's `RunWorkflow` span gets a span id derived from the workflow run's id and is made the
+current span for the whole workflow run, replaying or not. The run's `invoke_agent` span (see
+`workflows._run_spans`) is therefore its child on every worker that replays the run, and the trace reads
+`StartWorkflow > RunWorkflow > invoke_agent > StartActivity > RunActivity > chat / execute_tool`.
+
+Enabled when there is a tracer provider to record with: one given to `with_tracing` (and `build_worker`,
+`connect`, `AgentClient`), or a global one set with `opentelemetry.trace.set_tracer_provider`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import opentelemetry.context
+from opentelemetry import trace
+from opentelemetry.sdk.trace import Tracer as SdkTracer
+from opentelemetry.trace import NonRecordingSpan, ProxyTracerProvider, SpanContext, SpanKind, TracerProvider
+from opentelemetry.util.types import AttributeValue
+from temporalio import workflow
+from temporalio.client import Client
+from temporalio.contrib.opentelemetry import TracingInterceptor, TracingWorkflowInboundInterceptor
+from temporalio.contrib.opentelemetry._context import attached_context
+from temporalio.worker import ExecuteWorkflowInput, WorkflowInterceptorClassInput
+
+from ._run_spans import FixedIds, deterministic_id
+
+__all__ = ('AgentTracingInterceptor', 'configured_tracer_provider', 'has_tracing', 'with_tracing')
+
+TRACER_SCOPE = 'durable-agents.temporal'
+"""The instrumentation scope of the interceptor's spans."""
+
+_RUN_WORKFLOW_SPAN = '__durable_agents_run_workflow_span'
+
+
+def configured_tracer_provider(tracer_provider: TracerProvider | None = None) -> TracerProvider | None:
+    """`tracer_provider`, else the global one if it was set, else `None` (nothing would record spans)."""
+    if tracer_provider is not None:
+        return tracer_provider
+    found = trace.get_tracer_provider()
+    return None if isinstance(found, ProxyTracerProvider) else found
+
+
+def has_tracing(interceptors: Any) -> bool:
+    """Whether a list of client or worker interceptors already traces (ours or Temporal's own)."""
+    return any(isinstance(interceptor, TracingInterceptor) for interceptor in interceptors or ())
+
+
+def with_tracing(client: Client, tracer_provider: TracerProvider | None = None) -> Client:
+    """`client`, or a client on the same connection with `AgentTracingInterceptor` when there is a provider.
+
+    A client that already traces is returned as it is. Workers built on the returned client trace too.
+    """
+    provider = configured_tracer_provider(tracer_provider)
+    config = client.config()
+    if provider is None or has_tracing(config['interceptors']):
+        return client
+    config['interceptors'] = [*config['interceptors'], AgentTracingInterceptor(provider)]
+    return Client(**config)
+
+
+@dataclass(frozen=True)
+class _RunWorkflowSpan:
+    carrier: Mapping[str, Any]
+    name: str
+    span_id: int
+    attributes: Mapping[str, AttributeValue]
+    time_ns: int
+
+
+class AgentTracingInterceptor(TracingInterceptor):
+    """Temporal's tracing interceptor, with a workflow span that stays the parent of the run across replays.
+
+    Args:
+        tracer_provider: Where spans go; the global tracer provider when not given.
+    """
+
+    def __init__(self, tracer_provider: TracerProvider | None = None) -> None:
+        provider = tracer_provider or trace.get_tracer_provider()
+        super().__init__(provider.get_tracer(TRACER_SCOPE))
+
+    def workflow_interceptor_class(
+        self, input: WorkflowInterceptorClassInput
+    ) -> type[TracingWorkflowInboundInterceptor]:
+        """The workflow side, with the extern function that records the workflow span outside the sandbox."""
+        super().workflow_interceptor_class(input)
+        input.unsafe_extern_functions[_RUN_WORKFLOW_SPAN] = self._run_workflow_span
+        return _AgentWorkflowTracing
+
+    def _run_workflow_span(self, params: _RunWorkflowSpan) -> None:
+        tracer = self.tracer
+        if not isinstance(tracer, SdkTracer):
+            return
+        context = self.text_map_propagator.extract(params.carrier)
+        fixed = copy.copy(tracer)
+        fixed.id_generator = FixedIds(trace.INVALID_TRACE_ID, params.span_id)
+        span = fixed.start_span(
+            params.name, context, kind=SpanKind.SERVER, attributes=params.attributes, start_time=params.time_ns
+        )
+        span.end(end_time=params.time_ns)
+
+
+class _AgentWorkflowTracing(TracingWorkflowInboundInterceptor):
+    async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
+        with self._top_level_workflow_context(success_is_complete=True):
+            parent = trace.get_current_span().get_span_context()
+            if not parent.is_valid:
+                # Started without a traced client (the CLI, a schedule): no workflow span; the run's span is a root.
+                return await self.next.execute_workflow(input)
+            info = workflow.info()
+            span_id = deterministic_id(64, 'RunWorkflow', info.run_id)
+            if not workflow.unsafe.is_replaying_history_events():
+                carrier: dict[str, Any] = {}
+                self.text_map_propagator.inject(carrier)
+                record: Callable[[_RunWorkflowSpan], None] = workflow.extern_functions()[_RUN_WORKFLOW_SPAN]
+                record(
+                    _RunWorkflowSpan(
+                        carrier,
+                        f'RunWorkflow:{info.workflow_type}',
+                        span_id,
+                        {'temporalWorkflowID': info.workflow_id, 'temporalRunID': info.run_id},
+                        workflow.time_ns(),
+                    )
+                )
+            here = SpanContext(parent.trace_id, span_id, is_remote=False, trace_flags=parent.trace_flags)
+            context = trace.set_span_in_context(NonRecordingSpan(here), opentelemetry.context.get_current())
+            with attached_context(context):
+                return await self.next.execute_workflow(input)
