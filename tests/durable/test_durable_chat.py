@@ -262,7 +262,9 @@ async def test_resume_while_a_turn_runs_replays_it_from_its_start(client: Client
     assert streamed_text(first.text) == 'You said: slow words'
     assert again.status_code == 200
     assert streamed_text(again.text) == 'You said: slow words'
-    assert after.status_code == 204
+    # Just after the end, the hub still keeps the ended turn: a page reconnecting now rebuilds the same message.
+    assert after.status_code == 200
+    assert streamed_text(after.text) == 'You said: slow words'
 
 
 async def test_the_history_survives_a_chat_server_restart(client: Client, task_queue: str):

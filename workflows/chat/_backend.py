@@ -20,6 +20,17 @@ An approval from the page is a `resolve_deferred_tools` update on the same run: 
 its result still comes from the original `send_message` update, whose id the workflow's `messages` query gives
 after a chat-server restart (the backend remembers it otherwise). The history shown to the page comes from that
 query too (see `_conversation_messages`), so nothing but the hub's live events lives only here.
+
+A start that waits only for acceptance still learns of a rejection at once: the server answers a rejected update
+with its outcome (the update is complete), so the handle's result raises without another round trip; a turn the
+workflow turned away (another owner's conversation, a conversation that is closing) is refused before anything
+streams. The run's static summary and details (what the Temporal Web UI lists) come from the first message, as
+for every other way to start a run (`workflows._run_details`).
+
+`resume` replays the running turn from its start; after the turn ended it still does while the hub keeps the ended
+turn (`TurnEventHub`'s `end_grace`), so a page that reconnects right after the end rebuilds the message. A turn that
+continues after its approvals is replayed whole: the stretch before the approvals from the messages as of the
+wait, then the continuation.
 """
 
 from __future__ import annotations
@@ -29,6 +40,7 @@ import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -60,6 +72,7 @@ from agent.ui.web import (
 )
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
+from workflows._run_details import start_metadata
 from workflows._types import (
     NOT_OWNER,
     AgentRunInput,
@@ -172,24 +185,33 @@ class DurableChatBackend:
         else:
             if conversation is not None:
                 await self._check_idle(conversation.handle)
-            live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt, new=conversation is None)
-        # Only running stretches are needed (for `resume` and `history`); forget the others.
-        self._turns = {key: other for key, other in self._turns.items() if other.running}
+            live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt)
+        # Only running stretches and ended turns the hub still replays are needed (for `resume`); forget the others.
+        self._turns = {
+            key: other
+            for key, other in self._turns.items()
+            if other.running or (other.finished and self._hub.holds_ended_turn(key))
+        }
         self._turns[workflow_id] = live
         return live.read()
 
     async def _send(
-        self, conversation_id: str, agent: str, owner: str, prompt: str | Sequence[UserContent], *, new: bool
+        self, conversation_id: str, agent: str, owner: str, prompt: str | Sequence[UserContent]
     ) -> LiveTurn:
         workflow_id = chat_workflow_id(conversation_id)
         message = ConversationMessage(prompt if isinstance(prompt, str) else list(prompt), owner=owner)
+        inp = AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, owner=owner)
+        # Labelled by its first message, as `AgentClient` labels a conversation (only a start uses them).
+        summary, details = start_metadata(replace(inp, prompt=message.prompt))
         start = WithStartWorkflowOperation(
             AgentWorkflow.run,
-            AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, owner=owner),
+            inp,
             id=workflow_id,
             task_queue=self._task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
             memo={'agent': agent, 'owner': owner, 'title': _title(prompt)},
+            static_summary=summary,
+            static_details=details,
         )
         self._hub.begin_turn(workflow_id)  # before the update, so none of this turn's events is taken for the last's
         try:
@@ -203,10 +225,14 @@ class DurableChatBackend:
             )
         except WorkflowUpdateFailedError as exc:
             raise _rejected(exc, conversation_id) from exc
-        if new:
-            # Another owner may have started this id since `_describe` found nothing; the workflow then rejected
-            # this message (it names its owner), which a start that waits only for acceptance does not raise.
-            await self._describe(workflow_id, owner)
+        # A rejected update comes back complete (its outcome is the rejection) rather than raising: e.g. another
+        # owner started this id since `_describe` found nothing, or the conversation is closing. Only an update
+        # already complete has its outcome at hand; awaiting an accepted one's result would wait for the turn.
+        if update._known_outcome is not None:
+            try:
+                await update.result()
+            except WorkflowUpdateFailedError as exc:
+                raise _rejected(exc, conversation_id) from exc
         handle = self._client.get_workflow_handle(workflow_id)
         return self._follow(handle, owner, update.id)
 
@@ -228,9 +254,11 @@ class DurableChatBackend:
             await handle.execute_update(AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)])
         except WorkflowUpdateFailedError as exc:
             raise _rejected(exc, _conversation_id(handle.id)) from exc
-        live = self._follow(handle, owner, now.turn.update_id, skip=skip, prelude=denial_events(pending, results))
-        live.view = now.messages  # the conversation as of the approval wait, which the continuation follows
-        return live
+        # The turn's messages as of the approval wait: a resume replays them before the continuation.
+        earlier = now.messages[now.turn.start :]
+        return self._follow(
+            handle, owner, now.turn.update_id, skip=skip, prelude=denial_events(pending, results), earlier=earlier
+        )
 
     def _follow(
         self,
@@ -240,9 +268,24 @@ class DurableChatBackend:
         *,
         skip: int = 0,
         prelude: Sequence[NativeEvent] = (),
+        earlier: Sequence[ModelMessage] = (),
     ) -> LiveTurn:
         update = handle.get_update_handle(update_id, result_type=AgentRunOutput)
-        return LiveTurn(self._hub, handle, update, owner=owner, skip=skip, prelude=prelude)
+
+        async def turn_messages() -> list[ModelMessage]:
+            now = await read_messages(self._client, handle.id)
+            return now.messages[now.turn.start :] if now.turn is not None else []
+
+        return LiveTurn(
+            self._hub,
+            handle,
+            update,
+            owner=owner,
+            skip=skip,
+            prelude=prelude,
+            earlier=earlier,
+            turn_messages=turn_messages,
+        )
 
     async def _check_idle(self, handle: WorkflowHandle[Any, Any]) -> None:
         status = await handle.query(AgentWorkflow.status)
@@ -252,12 +295,15 @@ class DurableChatBackend:
             raise TurnRejected('A turn is already running in this conversation; stop it or wait for it to finish.')
 
     async def resume(self, conversation_id: str, owner: str) -> AsyncIterator[NativeEvent] | None:
-        """The running turn's events from its start, then live; `None` when no turn runs or it waits for approvals."""
+        """The running turn's events from its start, then live; `None` when no turn runs or it waits for approvals.
+
+        A turn that ended with a result is still replayed while the hub keeps it (its `end_grace`).
+        """
         workflow_id = chat_workflow_id(conversation_id)
         conversation = await self._owned(workflow_id, owner)
         live = self._turns.get(workflow_id)
-        if live is not None and live.running:
-            return live.read()
+        if live is not None and (live.running or (live.finished and self._hub.holds_ended_turn(workflow_id))):
+            return live.read(from_start=True)
         if live is None and conversation.running:
             # This server did not start the turn (it restarted since): follow it if one runs.
             status = await conversation.handle.query(AgentWorkflow.status)
@@ -265,7 +311,7 @@ class DurableChatBackend:
                 turn = (await read_messages(self._client, workflow_id)).turn
                 if turn is not None and turn.update_id is not None:
                     live = self._turns[workflow_id] = self._follow(conversation.handle, owner, turn.update_id)
-                    return live.read()
+                    return live.read(from_start=True)
         return None
 
     async def stop(self, conversation_id: str, owner: str) -> bool:
@@ -290,15 +336,12 @@ class DurableChatBackend:
     async def history(self, conversation_id: str, owner: str) -> list[ModelMessage]:
         """The conversation's messages, from its workflow's `messages` query.
 
-        While a turn streams, the history stops at the turn's user request (or, for a turn continuing after its
-        approvals, at the approval wait): the stream replays the rest from there, so each message shows once. A
-        turn waiting for approvals shows everything it did, ending with the response that asked for them.
+        While a turn streams (also when it continues after its approvals), the history stops at the turn's user
+        request: `resume` replays the rest from there, so each message shows once. A turn waiting for approvals shows
+        everything it did, ending with the response that asked for them.
         """
         workflow_id = chat_workflow_id(conversation_id)
         await self._owned(workflow_id, owner)
-        live = self._turns.get(workflow_id)
-        if live is not None and live.running and live.view is not None:
-            return list(live.view)
         now = await read_messages(self._client, workflow_id)
         turn = now.turn
         if turn is not None and not turn.awaiting_deferred_tools:

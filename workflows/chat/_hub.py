@@ -256,6 +256,14 @@ class TurnEventHub:
             reader.pending.append(_END)
         return TurnSubscription(workflow_id, conversation, reader)
 
+    def holds_ended_turn(self, workflow_id: str) -> bool:
+        """Whether the conversation's turn has ended and is still kept for late resumes (within `end_grace`)."""
+        conversation = self._conversations.get(workflow_id)
+        if conversation is None or conversation.ended_at is None:
+            return False
+        self._expire(conversation, self._clock())
+        return not conversation.cleared
+
     def buffered(self, workflow_id: str) -> list[TurnEvent]:
         """The events the hub holds for the conversation's turn, in replay order (to inspect; readers use
         `subscribe`)."""

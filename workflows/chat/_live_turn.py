@@ -19,16 +19,19 @@ loop: each update adds events to the run's history.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError, WorkflowUpdateHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
+from agent._deferred import DeferredToolRequests
 from agent._parts import ModelMessage
+from agent.run import AgentRunResultEvent
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import ChatBackendError
+from agent.ui.web._replay import ShownParts, message_events
 from workflows._types import TURN_CANCELLED, AgentRunOutput, WaitForTurn, WaitForTurnResult
 
 from ._hub import TurnEventHub, TurnSubscription
@@ -51,6 +54,9 @@ class LiveTurn:
         owner: Who follows the turn (the workflow checks it is the conversation's owner).
         skip: Events of the hub's turn from before this stretch, which readers do not get again.
         prelude: Events readers get first (those of the stretch that happen in the workflow, not in activities).
+        earlier: The turn's messages before this stretch (its user request first); a reader replaying from the
+            turn's start is shown them before the stretch.
+        turn_messages: Reads the turn's messages so far (its user request first) from the workflow.
     """
 
     def __init__(
@@ -62,15 +68,18 @@ class LiveTurn:
         owner: str,
         skip: int = 0,
         prelude: Sequence[NativeEvent] = (),
+        earlier: Sequence[ModelMessage] = (),
+        turn_messages: Callable[[], Awaitable[list[ModelMessage]]] | None = None,
     ) -> None:
         self.workflow_id = handle.id
         self.update_id = update.id
         self.skip = skip
         self.prelude = list(prelude)
-        self.view: list[ModelMessage] | None = None
-        """The conversation `history` shows while this stretch streams: as of the approval wait it continues from
-        (the workflow's messages by then include the stretch's own, which the stream replays)."""
-        self.waiting: NativeEvent | None = None
+        self.earlier = list(earlier)
+        self.finished = False
+        """The turn ended with a result (not cancelled, not failed)."""
+        self._turn_messages = turn_messages
+        self.waiting: AgentRunResultEvent[Any] | None = None
         """The result that ended the stream when the run began to wait for approvals."""
         self.error: BaseException | None = None
         self._hub = hub
@@ -127,15 +136,22 @@ class LiveTurn:
             self.error = TurnFailed(f'The turn could not be followed: {exc.message}')
             self._hub.end_turn(self.workflow_id)
             return
+        self.finished = True
         self._hub.end_turn(self.workflow_id, finished_event(output))
 
-    async def read(self) -> AsyncIterator[NativeEvent]:
-        """The stretch's events (the hub's turn from its start, less `skip`), then its last event."""
+    async def read(self, *, from_start: bool = False) -> AsyncIterator[NativeEvent]:
+        """The stretch's events (the hub's turn from its start, less `skip`), then its last event.
+
+        Args:
+            from_start: Replay the turn from its start: the stretches before this one first (from `earlier`).
+        """
         subscription = self._hub.subscribe(self.workflow_id)
         stopped = asyncio.ensure_future(self._stopped.wait())
+        shown = ShownParts()
         index = 0
         try:
-            for event in self.prelude:
+            for event in [*(message_events(self.earlier[1:]) if from_start else ()), *self.prelude]:
+                shown.see(event)
                 yield event
             while True:
                 following = asyncio.ensure_future(_next(subscription))
@@ -147,8 +163,11 @@ class LiveTurn:
                     await asyncio.sleep(0)
                 if not following.done():
                     following.cancel()
-                    if self.waiting is not None:
-                        yield self.waiting
+                    waiting = self.waiting
+                    if isinstance(waiting, AgentRunResultEvent):
+                        for missing in await self._unshown(shown, waiting, from_start):
+                            yield missing
+                        yield waiting
                     break
                 try:
                     event = following.result()
@@ -156,12 +175,33 @@ class LiveTurn:
                     break
                 index += 1
                 if index > self.skip:
+                    if isinstance(event, AgentRunResultEvent):
+                        for missing in await self._unshown(shown, event, from_start):
+                            yield missing
+                    shown.see(event)
                     yield event
             if self.error is not None:
                 raise self.error
         finally:
             stopped.cancel()
             await subscription.aclose()
+
+    async def _unshown(self, shown: ShownParts, last: AgentRunResultEvent[Any], from_start: bool) -> list[NativeEvent]:
+        """The events of the turn's responses `shown` lacks, to give before the stretch's `last` event."""
+        output = last.result.output
+        if isinstance(output, DeferredToolRequests):
+            # The result holds only the pending calls: when the stream showed them, it showed the response.
+            if shown.showed_calls([call.tool_call_id for call in [*output.approvals, *output.calls]]):
+                return []
+            if self._turn_messages is None:
+                return []
+            try:
+                messages = await self._turn_messages()
+            except RPCError:
+                return []  # best effort: the page reads the history
+        else:
+            messages = last.result.all_messages()
+        return shown.unshown_events(messages if from_start else messages[len(self.earlier) :])
 
 
 async def _next(subscription: TurnSubscription) -> NativeEvent:

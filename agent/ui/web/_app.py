@@ -11,11 +11,13 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `GET /api/inbox`               | The conversations waiting for a human's approval                           |
 | `GET /api/agents`              | The agents' names                                                         |
 | `GET /api/whoami`              | `{"owner": <the caller's owner id, or null when not authenticated>}`      |
+| `POST /api/ag-ui`              | An AG-UI run (`RunAgentInput`): one turn, or a reconnect (see `_ag_ui_turn`) |
 | `GET /`                        | The page (static files built from `agent/ui/web/frontend`)                 |
 
 A conversation that does not exist or is not the caller's is 404 either way; a turn the conversation cannot take
 now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`). A turn's
-stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the page resumes it.
+stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the page resumes it;
+over AG-UI it ends without `RUN_FINISHED`, and the client reconnects.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agent.ui._event_hooks import EventT
+from agent.ui._event_stream import UIEventStream
 from agent.ui.vercel_ai import VercelAIAdapter, VercelAIEventStream
 from agent.ui.vercel_ai.request_types import RequestData, SubmitMessage, UIMessage
-from agent.ui.vercel_ai.response_types import BaseChunk
 
 from ._auth import AuthFunc
 from ._backend import ChatBackend, ConversationNotFound, StreamInterrupted, TurnRejected, UnknownAgent
@@ -150,6 +153,33 @@ def create_chat_app(
         last = VercelAIAdapter.dump_messages(await backend.history(conversation_id, owner))[-1:]
         return stream_response(SubmitMessage(id=conversation_id, messages=last), request, events)
 
+    async def post_ag_ui(request: Request) -> Response:
+        from agent.ui.ag_ui import AGUIAdapter, AGUIEventStream
+
+        from ._ag_ui_turn import AGUIReconnectStream, ag_ui_turn, up_to_last_prompt
+
+        owner = await owner_of(request)
+        try:
+            run_input = AGUIAdapter.build_run_input(await read_body(request))
+            turn = ag_ui_turn(run_input, owner)
+        except ValidationError as e:
+            return Response(e.json(), status_code=HTTPStatus.UNPROCESSABLE_ENTITY, media_type='application/json')
+        except BadChatRequest as e:
+            raise HTTPException(HTTPStatus.BAD_REQUEST, str(e)) from e
+        accept = request.headers.get('accept')
+        if turn is not None:
+            events = await backend.stream_turn(turn)
+            stream = AGUIEventStream[Any, Any](run_input, accept=accept)
+            return stream.streaming_response(_unfinished_when_interrupted(stream, events))
+        # A reconnect: the conversation, then the running (or just ended) turn replayed from its start.
+        replay = await backend.resume(run_input.thread_id, owner)
+        history = await backend.history(run_input.thread_id, owner)
+        if replay is not None:
+            history = up_to_last_prompt(history)
+        snapshot = AGUIAdapter.dump_messages(history)
+        reconnect = AGUIReconnectStream(run_input, accept=accept, snapshot=snapshot)
+        return reconnect.streaming_response(_unfinished_when_interrupted(reconnect, replay or _no_events()))
+
     async def stop_chat(request: Request) -> Response:
         owner = await owner_of(request)
         stopped = await backend.stop(request.path_params['conversation_id'], owner)
@@ -217,6 +247,7 @@ def create_chat_app(
             Route('/api/inbox', inbox, methods=['GET']),
             Route('/api/agents', agents, methods=['GET']),
             Route('/api/whoami', whoami, methods=['GET']),
+            Route('/api/ag-ui', post_ag_ui, methods=['POST']),
             Route('/', index, methods=['GET']),
             Mount('/', StaticFiles(directory=STATIC_DIR), name='static'),
         ],
@@ -231,13 +262,19 @@ def create_chat_app(
     )
 
 
+async def _no_events() -> AsyncIterator[NativeEvent]:
+    return
+    yield
+
+
 async def _unfinished_when_interrupted(
-    stream: VercelAIEventStream[Any, Any], events: AsyncIterator[NativeEvent]
-) -> AsyncIterator[BaseChunk]:
+    stream: UIEventStream[Any, EventT, Any, Any], events: AsyncIterator[NativeEvent]
+) -> AsyncIterator[EventT]:
     """The stream's chunks, cut off where the backend interrupts the events (`StreamInterrupted`).
 
     The protocol stream would report the interruption as an error and finish the message; instead it stops there,
-    without closing the message: `useChat` ends the request with no finish reason, and the page resumes.
+    without closing the message: `useChat` ends the request with no finish reason, and the page resumes (an AG-UI
+    client sees a run that never finished, and reconnects).
     """
     interrupted = False
 

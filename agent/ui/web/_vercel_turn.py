@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 from agent._content import UserContent
-from agent._parts import ModelRequest, UserPromptPart
+from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.tools import DeferredToolApprovalResult, DeferredToolResults, ToolDenied
 from agent.ui import _sanitize
 from agent.ui._adapter import DEFAULT_FILE_URL_SCHEMES
@@ -27,7 +27,7 @@ from agent.ui.vercel_ai.request_types import (
 
 from ._backend import ChatTurn
 
-__all__ = ('BadChatRequest', 'chat_turn')
+__all__ = ('BadChatRequest', 'chat_turn', 'sanitized_prompt')
 
 
 class BadChatRequest(ValueError):
@@ -57,7 +57,15 @@ def chat_turn(run_input: RequestData, owner: str) -> ChatTurn:
 
 
 def _user_prompt(message: UIMessage) -> str | list[UserContent]:
-    requests = VercelAIAdapter.load_messages([message])
+    return sanitized_prompt(VercelAIAdapter.load_messages([message]))
+
+
+def sanitized_prompt(requests: list[ModelMessage]) -> str | list[UserContent]:
+    """The user content of a protocol's new user message (loaded as `requests`), sanitized in `'server'` mode.
+
+    Raises:
+        BadChatRequest: Nothing of the message is left.
+    """
     with warnings.catch_warnings():
         # What sanitizing removes is reported to nobody here: the request simply does not get it.
         warnings.simplefilter('ignore')
