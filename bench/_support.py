@@ -46,8 +46,14 @@ class Bench:
     """Fewer steps and runs (`--quick`)."""
     s5_slots: int = SLOTS_DEFAULT
     """Workflow task slots of the S5 worker (0: the SDK's default)."""
+    s5_evict: bool = True
+    """Whether the S5 worker drops waiting runs from its cache (`--s5-keep-waiting` turns it off)."""
     recorded: dict[str, WorkflowHistory] = field(default_factory=dict[str, WorkflowHistory])
     """Histories recorded by earlier scenarios for later ones (S2's 50-step run for S6)."""
+    scenarios: tuple[str, ...] = ()
+    """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3 and S5)."""
+    floor: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    """The floor's figures (S0) per scenario it was measured for, reported next to that scenario's."""
 
     @property
     def client(self) -> Client:

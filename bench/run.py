@@ -1,7 +1,7 @@
 """Run the benchmark scenarios against a local Temporal dev server and print one JSON line per scenario.
 
 ```bash
-python -m bench.run                          # S1-S8
+python -m bench.run                          # S0-S8
 python -m bench.run --scenarios S1,S3 --quick
 ```
 
@@ -36,7 +36,7 @@ from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from agent import DeferredToolResults
-from worker import build_replayer, build_worker, start_dev_server, temporal_cli_path
+from worker import build_worker, start_dev_server, temporal_cli_path
 from workflows import AgentRunOutput, AgentWorkflow, data_converter
 
 from ._support import (
@@ -71,7 +71,9 @@ from .agents import (
     tool_loop_output,
 )
 from .chat import s8_streamed_chat
+from .floor import FLOOR_FIGURES, against_floor, s0_floor
 from .instrumentation import s1_instrumentation_cost
+from .replay import s6_replay
 
 
 async def s1_tool_loop(bench: Bench) -> dict[str, Any]:
@@ -323,32 +325,36 @@ async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
     count = 100 if bench.quick else 1000
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
     options: dict[str, Any] = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
+    options['evict_waiting_runs'] = bench.s5_evict
 
     async def send_approval(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> None:
         await retrying(lambda: handle.signal(AgentWorkflow.submit_deferred_tool_results, approve))
 
-    async with build_worker(bench.client, {name: approval_agent}, task_queue=queue, **options) as worker:
+    worker = build_worker(bench.client, {name: approval_agent}, task_queue=queue, **options)
+    async with worker:
         warm = await start(bench.client, queue, name, 'go')
         await wait_for_state(warm, 'awaiting_deferred_tools')
         await warm.signal(AgentWorkflow.submit_deferred_tool_results, approve)
         await finish(warm, expected)
         before = rss_mb()
 
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         handles: list[WorkflowHandle[AgentWorkflow, AgentRunOutput]] = await bounded(
             50, [lambda: start(bench.client, queue, name, 'go')] * count
         )
         await wait_for_all(handles, 'awaiting_deferred_tools', 600)
-        all_waiting = time.perf_counter() - started
+        all_waiting, start_cpu = time.perf_counter() - started, time.process_time() - cpu
         waiting = rss_mb()
+        evicted = worker.waiting_runs_evicted
         log.info('S5: %d runs waiting after %.1f s, RSS %.1f MB -> %.1f MB', count, all_waiting, before, waiting)
 
-        approved = time.perf_counter()
+        approved, cpu = time.perf_counter(), time.process_time()
         await bounded(50, [lambda h=h: send_approval(h) for h in handles])
         signalled = time.perf_counter()
         finishing = bounded(200, [lambda h=h: retrying(lambda: finish(h, expected)) for h in handles])
         await within(600, 'Completing the approved runs', finishing)
-        completed = time.perf_counter()
+        completed, burst_cpu = time.perf_counter(), time.process_time() - cpu
+        evicted_in_burst = worker.waiting_runs_evicted - evicted
         config = worker.config()
     histories = await bounded(50, [lambda h=h: retrying(h.fetch_history) for h in handles])
     stats = [history_stats(history) for history in histories]
@@ -356,42 +362,23 @@ async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
     return {
         'runs': count,
         'start_to_all_waiting_s': round(all_waiting, 2),
+        'start_cpu_ms_per_run': ms(start_cpu / count),
         'rss_before_mb': before,
         'rss_all_waiting_mb': waiting,
         'rss_kb_per_waiting_run': round((waiting - before) * 1024 / count, 1),
         'rss_after_mb': rss_mb(),
         'signal_all_s': round(signalled - approved, 2),
         'approve_to_all_complete_s': round(completed - approved, 2),
+        'burst_cpu_ms_per_run': ms(burst_cpu / count),
+        'evict_waiting_runs': bench.s5_evict,
+        'waiting_runs_evicted': evicted,
+        'waiting_runs_evicted_in_burst': evicted_in_burst,
         'workflow_task_failures': sum(run['workflow_task_failures'] for run in stats),
         'workflow_task_timeouts': sum(run['workflow_task_timeouts'] for run in stats),
         'runs_with_failed_or_timed_out_tasks': sum(1 for f in failures if f),
         'activity_retries': sum(run['activity_retries'] for run in stats),
         'max_concurrent_workflow_tasks': config.get('max_concurrent_workflow_tasks'),
         'max_cached_workflows': config.get('max_cached_workflows'),
-    }
-
-
-async def s6_replay(bench: Bench) -> dict[str, Any]:
-    history = bench.recorded.get('long_run_50')
-    if history is None:
-        queue = new_task_queue('S6')
-        async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
-            _, handle = await run_long(bench, queue, 50)
-            history = await handle.fetch_history()
-    replayer = build_replayer({'bench_long_run': long_run_agent})
-    walls: list[float] = []
-    for _ in range(3):
-        started = time.perf_counter()
-        result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
-        walls.append(time.perf_counter() - started)
-        if result.replay_failure is not None:
-            raise RuntimeError(f'Replay failed: {result.replay_failure}')
-    return {
-        'steps': 50,
-        'history_events': len(history.events),
-        'replay_first_ms': ms(walls[0]),
-        'replay_median_ms': ms(statistics.median(walls)),
-        'replays': len(walls),
     }
 
 
@@ -415,6 +402,9 @@ async def s7_marathon(bench: Bench) -> dict[str, Any]:
         'workflow_runs': len(runs),
         'max_run_history_events': max(d.workflow_execution_info.history_length for d in sizes),
         'max_run_history_bytes': max(d.workflow_execution_info.history_size_bytes for d in sizes),
+        # The 3,000-step S2 run: what each step costs in history over all its workflow runs (flat if it scales).
+        'history_bytes_per_step': round(sum(d.workflow_execution_info.history_size_bytes for d in sizes) / steps),
+        'history_events_per_step': round(sum(d.workflow_execution_info.history_length for d in sizes) / steps, 1),
     }
 
 
@@ -426,6 +416,7 @@ class Scenario:
 
 
 SCENARIOS = {
+    'S0': Scenario('floor', s0_floor, 1200),
     'S1': Scenario('tool_loop', s1_tool_loop, 300),
     'S1OTEL': Scenario('tool_loop_instrumentation_cost', s1_instrumentation_cost, 300),
     'S2': Scenario('long_run', s2_long_run, 300),
@@ -453,12 +444,14 @@ def results_stream() -> TextIO:
     return results
 
 
-async def run_scenarios(keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT) -> bool:
+async def run_scenarios(
+    keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT, s5_evict: bool = True
+) -> bool:
     """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
     env = await start_dev_server()
     ok = True
     try:
-        bench = Bench(env, quick, s5_slots)
+        bench = Bench(env, quick, s5_slots, s5_evict, scenarios=tuple(keys))
         for key in keys:
             scenario = SCENARIOS[key]
             log.info('%s %s ...', key, scenario.name)
@@ -469,7 +462,8 @@ async def run_scenarios(keys: Sequence[str], quick: bool, out: TextIO, *, s5_slo
                 log.exception('%s failed', key)
                 ok = False
                 metrics = {'error': f'{type(exc).__name__}: {exc}'}
-            line = {'scenario': key, 'name': scenario.name, **metrics, 'durable': True}
+            floor = against_floor(bench, key, metrics)
+            line = {'scenario': key, 'name': scenario.name, **metrics, **floor, 'durable': True}
             print(json.dumps(line), file=out, flush=True)
             log.info('%s done in %.1f s', key, time.perf_counter() - started)
     finally:
@@ -482,6 +476,8 @@ def parse_scenarios(text: str) -> list[str]:
     unknown = [key for key in keys if key not in SCENARIOS]
     if unknown or not keys:
         raise argparse.ArgumentTypeError(f'unknown scenarios {unknown}; choose from {", ".join(SCENARIOS)}')
+    if 'S0' not in keys and any(key in FLOOR_FIGURES for key in keys):
+        keys.insert(0, 'S0')  # they are reported against the floor, measured in the same invocation
     return keys
 
 
@@ -498,9 +494,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=SLOTS_DEFAULT,
         help=f'workflow task slots of the S5 worker (default {SLOTS_DEFAULT}; 0 keeps the SDK default of 100)',
     )
+    parser.add_argument(
+        '--s5-keep-waiting', action='store_true', help='S5 keeps waiting runs in the worker cache (no eviction)'
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
-    ok = asyncio.run(run_scenarios(args.scenarios, args.quick, results_stream(), s5_slots=args.s5_slots))
+    ok = asyncio.run(
+        run_scenarios(
+            args.scenarios, args.quick, results_stream(), s5_slots=args.s5_slots, s5_evict=not args.s5_keep_waiting
+        )
+    )
     return 0 if ok else 1
 
 

@@ -66,6 +66,18 @@ def _depends_on(service: dict[str, Any]) -> dict[str, str]:
     return {name: spec.get('condition', 'service_started') for name, spec in depends.items()}
 
 
+def _published_ports(service: dict[str, Any]) -> list[tuple[int, int]]:
+    """(host port, container port) pairs, from the short syntax or `docker compose config`'s long one."""
+    pairs: list[tuple[int, int]] = []
+    for port in service.get('ports') or []:
+        if isinstance(port, dict):
+            pairs.append((int(port['published']), int(port['target'])))
+        else:
+            host, _, container = str(port).rpartition(':')
+            pairs.append((int(host.rpartition(':')[2]), int(container)))
+    return pairs
+
+
 def _one_shots(services: dict[str, Any]) -> set[str]:
     """Services others wait on to finish: set-up jobs, which exit instead of staying healthy."""
     return {
@@ -114,6 +126,47 @@ def test_worker_service_health_check_is_the_images_health_check_module():
     services = _compose()['services']
     assert _healthcheck_test(services['worker'])[1:4] == ['python', '-m', 'deploy.healthcheck']
     assert _healthcheck_test(services['codec'])[1:4] == ['python', '-m', 'deploy.healthcheck']
+
+
+def test_chat_service_serves_the_page_over_the_workers_conversations_from_the_worker_image():
+    services = _compose()['services']
+    chat, worker = services['chat'], services['worker']
+    assert chat['image'] == worker['image']
+    shell, flag, script = _command(chat)
+    assert (shell, flag) == ('/bin/sh', '-c')
+    command = shlex.split(script)
+    assert command[:4] == ['exec', 'python', '-m', 'workflows.chat']
+    assert '--no-worker' in command
+    # The container's AGENTS (`$$` in the file: compose leaves it alone, and `docker compose config` unescapes it).
+    assert command[command.index('--agents') + 1] in ('$AGENTS', '$$AGENTS')
+    assert chat['environment']['AGENTS'] == worker['environment']['AGENTS']
+    assert command[command.index('--host') + 1] == '0.0.0.0'
+    assert command[command.index('--port') + 1] == '8000'
+    assert command[command.index('--allow-host') + 1] == 'chat'  # the name the workers post to
+    assert command[command.index('--task-queue') + 1] == worker['environment']['TASK_QUEUE']
+    assert chat['environment']['TEMPORAL_ADDRESS'] == 'temporal:7233'
+    assert 'CHAT_TOKEN' in chat['environment']
+    assert _depends_on(chat) == {'search-attributes': 'service_completed_successfully'}
+    assert _published_ports(chat) == [(8000, 8000)]
+
+
+def test_workers_publish_their_turn_events_to_the_chat_service_with_its_token():
+    services = _compose()['services']
+    chat, worker = services['chat']['environment'], services['worker']['environment']
+    assert worker['AGENT_CHAT_EVENTS_URL'] == 'http://chat:8000/internal/turn-events'
+    assert worker['AGENT_CHAT_EVENTS_TOKEN']
+    assert worker['AGENT_CHAT_EVENTS_TOKEN'] == chat['AGENT_CHAT_EVENTS_TOKEN']
+
+
+def test_chat_service_health_check_asks_the_page_whoami():
+    test = _healthcheck_test(_compose()['services']['chat'])
+    assert test[:3] == ['CMD', 'python', '-c']
+    assert 'http://127.0.0.1:8000/api/whoami' in test[3]
+
+
+def test_dockerfile_installs_the_ui_extra_the_chat_page_needs():
+    run = next(line for line in DOCKERFILE.read_text().splitlines() if line.startswith('RUN pip install'))
+    assert "'/tmp/src[ui]'" in run
 
 
 def test_dockerfile_health_check_runs_a_module_of_the_repo():

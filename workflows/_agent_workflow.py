@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
 
     from ._data_converter import PayloadDecodeError
     from ._door import InvalidInput, parse_one
+    from ._eviction import watch_waiting
     from ._handoff import carry_history, load_history
     from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
@@ -111,6 +112,12 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._turn_slot = TurnSlot()
         self._live_run: AgentRun[Any, Any] | None = None  # the agent run in progress, for what a cancelled turn did
         self._waiting_output: Any = None  # a conversation's last turn's output while it waits for the next message
+        watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
+
+    def _waits_for_people(self) -> bool:
+        """Whether only deferred tool results can move the run on (read by the worker between activations)."""
+        ports = self._ports
+        return ports is not None and ports.waiting_for_people and not ports.doing()
 
     @workflow.run
     async def run(self, *args: Any) -> AgentRunOutput:

@@ -128,6 +128,21 @@ class _CompressedJSONConverter(EncodingPayloadConverter):
         return type_adapter(Any if type_hint is None else type_hint).validate_json(data)
 
 
+@functools.cache
+def _encoding_converters() -> tuple[EncodingPayloadConverter, ...]:
+    """The encodings of `SharedPydanticPayloadConverter`, in the order they are tried (built once per process)."""
+    json_converter = _SharedJSONConverter()
+    converters: list[EncodingPayloadConverter] = []
+    for converter in DefaultPayloadConverter.default_encoding_payload_converters:
+        if isinstance(converter, JSONPlainPayloadConverter):
+            # Tried first for every value, it takes only the runtime's activity payloads.
+            converters.insert(0, _CompressedJSONConverter(json_converter))
+            converters.append(json_converter)
+        else:
+            converters.append(converter)
+    return tuple(converters)
+
+
 class SharedPydanticPayloadConverter(CompositePayloadConverter):
     """`PydanticPayloadConverter`'s encodings, with pydantic type adapters shared process-wide.
 
@@ -135,16 +150,9 @@ class SharedPydanticPayloadConverter(CompositePayloadConverter):
     """
 
     def __init__(self) -> None:
-        json_converter = _SharedJSONConverter()
-        converters: list[EncodingPayloadConverter] = []
-        for converter in DefaultPayloadConverter.default_encoding_payload_converters:
-            if isinstance(converter, JSONPlainPayloadConverter):
-                # Tried first for every value, it takes only the runtime's activity payloads.
-                converters.insert(0, _CompressedJSONConverter(json_converter))
-                converters.append(json_converter)
-            else:
-                converters.append(converter)
-        super().__init__(*converters)
+        # The SDK builds a converter for every activation it decodes and every completion it encodes (a data converter
+        # per workflow task, each making its payload converter), so the stateless encoding converters are built once.
+        super().__init__(*_encoding_converters())
 
     def from_payloads(
         self, payloads: Sequence[temporalio.api.common.v1.Payload], type_hints: list[type] | None = None

@@ -78,6 +78,8 @@ class WorkflowPorts(RunPorts):
         self.pending: DeferredToolRequests | None = None
         self.collected = DeferredToolResults()
         self.early = DeferredToolResults()
+        self.waiting_for_people = False
+        """Whether the run waits for deferred tool results with nothing of its own in flight (`workflows._eviction`)."""
         self._sides: dict[int, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = {}
         # Messages, tool results and parameters are sent to model activities once, then named by hash.
         self._encoder = RequestEncoder()
@@ -224,6 +226,7 @@ class WorkflowPorts(RunPorts):
             if self.notify:
                 await self._notify(ctx, requests, reminder)
             waits = [w for w in (policy.remind_every, deadline - workflow.now() if deadline else None) if w is not None]
+            self.waiting_for_people = True  # nothing of the run's own is in flight: only a person can move it on
             try:
                 await workflow.wait_condition(
                     lambda: requests.remaining(self.collected) is None, timeout=min(waits) if waits else None
@@ -233,6 +236,8 @@ class WorkflowPorts(RunPorts):
                 if deadline is not None and workflow.now() >= deadline:
                     return False
                 reminder += 1
+            finally:
+                self.waiting_for_people = False
 
     async def _notify(self, ctx: RunContext[Any], requests: DeferredToolRequests, reminder: int) -> None:
         remaining = requests.remaining(self.collected)

@@ -166,15 +166,15 @@ class WorkflowTracer(Tracer):
         self._run_id = run_id
         self._gate = gate
         self._started = 0
+        self._trace_id = deterministic_id(128, 'trace', run_id)
 
     def _ids(self, attributes: types.Attributes) -> tuple[int, int, bool]:
         """The trace id (used for a root only), the span id, and whether this is the run's own span."""
-        trace_id = deterministic_id(128, 'trace', self._run_id)
         if attributes and attributes.get('gen_ai.operation.name') == 'invoke_agent':
-            return trace_id, deterministic_id(64, 'invoke_agent', self._run_id), True
+            return self._trace_id, deterministic_id(64, 'invoke_agent', self._run_id), True
         self._started += 1
         span_id = deterministic_id(64, 'span', self._run_id, workflow.info().run_id, str(self._started))
-        return trace_id, span_id, False
+        return self._trace_id, span_id, False
 
     def start_span(
         self,

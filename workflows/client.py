@@ -49,7 +49,7 @@ from ._inbox import WaitingRun, waiting_runs
 from ._run_details import start_metadata
 from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
 from ._tracing import with_tracing
-from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, MessagePage, RunStatus
+from ._types import AgentRunInput, AgentRunOutput, ConversationMessage, ConversationPage, MessagePage, RunStatus
 
 __all__ = ('AgentClient',)
 
@@ -216,6 +216,11 @@ class AgentClient:
         Found through the runs' search attributes (see `workflows._inbox`): visibility lags a moment behind.
         """
         return await waiting_runs(self.client, owner)
+
+    async def messages(self, workflow_id: str, offset: int = 0, limit: int = 100) -> ConversationPage:
+        """A page of a run's messages as they are now, from index `offset` (see `AgentWorkflow.messages`)."""
+        page = MessagePage(offset=offset, limit=limit)
+        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.messages, page)
 
     async def status(self, workflow_id: str) -> RunStatus:
         """Where a run is: state, step, usage."""

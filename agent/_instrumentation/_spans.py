@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
@@ -66,22 +67,31 @@ def usage_attributes(usage: RequestUsage | RunUsage, prefix: str = 'gen_ai.usage
 
 def model_attributes(model: Model) -> dict[str, AttributeValue]:
     """The provider, requested model and server of a model, as span and metric attributes."""
-    attributes: dict[str, AttributeValue] = {
-        'gen_ai.provider.name': model.system,
-        'gen_ai.system': model.system,  # the older name, still read by many backends
-        'gen_ai.request.model': model.model_name,
-    }
-    if model.base_url:
+    return dict(_model_attribute_items(model.system, model.model_name, model.base_url))
+
+
+# A worker sends every request of a model with the same few values: they are worked out once per model, not
+# once per request (a model request is the hottest path instrumentation sits on).
+@lru_cache(maxsize=256)
+def _model_attribute_items(
+    system: str, model_name: str, base_url: str | None
+) -> tuple[tuple[str, AttributeValue], ...]:
+    items: list[tuple[str, AttributeValue]] = [
+        ('gen_ai.provider.name', system),
+        ('gen_ai.system', system),  # the older name, still read by many backends
+        ('gen_ai.request.model', model_name),
+    ]
+    if base_url:
         try:
-            parsed = urlparse(model.base_url)
+            parsed = urlparse(base_url)
             host, port = parsed.hostname, parsed.port
         except ValueError:  # a malformed URL only loses the server attributes
             host, port = None, None
         if host:
-            attributes['server.address'] = host
+            items.append(('server.address', host))
         if port:
-            attributes['server.port'] = port
-    return attributes
+            items.append(('server.port', port))
+    return tuple(items)
 
 
 def _settings_attributes(settings: ModelSettings | None) -> dict[str, AttributeValue]:
@@ -268,7 +278,8 @@ def model_request_span(
         context: The parent context; the current one when not given.
     """
     model = request_context.model
-    base = {'gen_ai.operation.name': 'chat', **model_attributes(model)}
+    base: dict[str, AttributeValue] = {'gen_ai.operation.name': 'chat'}
+    base.update(_model_attribute_items(model.system, model.model_name, model.base_url))
     span_attributes: dict[str, AttributeValue] = {
         **base,
         **(attributes or {}),

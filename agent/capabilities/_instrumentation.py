@@ -166,7 +166,8 @@ class Instrumentation(AbstractCapability[Any]):
             self.settings,
             tool_name=call.tool_name,
             tool_call_id=call.tool_call_id,
-            arguments=call.args_as_json_str(),
+            # Serialized only to be recorded: content is off by default, and a tool call is a hot path.
+            arguments=call.args_as_json_str() if self.settings.include_content else None,
             attributes=attributes,
             context=self._parent(),
         ) as span:
@@ -185,7 +186,7 @@ class Instrumentation(AbstractCapability[Any]):
             self.settings,
             tool_name=call.tool_name if call is not None else (output_context.function_name or 'output_function'),
             tool_call_id=call.tool_call_id if call is not None else None,
-            arguments=to_json_str(redact_binary(output, self.settings)),
+            arguments=to_json_str(redact_binary(output, self.settings)) if self.settings.include_content else None,
             attributes=self._run_attributes(ctx),
             context=self._parent(),
         ) as span:

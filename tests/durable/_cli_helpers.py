@@ -77,30 +77,32 @@ COMMAND_TIMEOUT = 60
 """Seconds one command may take."""
 
 
-async def agents(*args: str, cwd: Path, env: dict[str, str]) -> Done:
-    """Run `agents ARGS...` in `cwd` and wait for it."""
-    return await shell(AGENTS, *args, cwd=cwd, env=env)
+async def agents(*args: str, cwd: Path, env: dict[str, str], program: str = AGENTS, stdin: str | None = None) -> Done:
+    """Run `agents ARGS...` (the console script `program`) in `cwd` and wait for it, typing `stdin` if given."""
+    return await shell(program, *args, cwd=cwd, env=env, stdin=stdin)
 
 
-async def shell(*args: str, cwd: Path, env: dict[str, str]) -> Done:
-    """Run a command in `cwd` and wait for it."""
+async def shell(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = None) -> Done:
+    """Run a command in `cwd` and wait for it (its input: `stdin`, else none)."""
     process = await asyncio.create_subprocess_exec(
-        *args, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
+        *args, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    data = stdin.encode() if stdin is not None else None
+    out, err = await asyncio.wait_for(process.communicate(data), COMMAND_TIMEOUT)
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 
 
 @asynccontextmanager
-async def dev_worker(folder: Path, *args: str) -> AsyncIterator[str]:
+async def dev_worker(folder: Path, *args: str, program: str = AGENTS) -> AsyncIterator[str]:
     """`agents worker --agents myapp.agents:support --dev ARGS...` in `folder`, on free ports.
 
     Yields the address from the `export TEMPORAL_ADDRESS=...` line it prints; stops it with Ctrl-C (SIGINT).
     """
     port, ui_port = free_port(), free_port()
     process = await asyncio.create_subprocess_exec(
-        AGENTS, 'worker', '--agents', 'myapp.agents:support', '--dev', '--port', str(port), '--ui-port', str(ui_port),
+        program, 'worker', '--agents', 'myapp.agents:support', '--dev', '--port', str(port), '--ui-port', str(ui_port),
         *args, cwd=folder, env=user_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
     assert process.stdout is not None

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
-from ._cli_helpers import Done, agents, dev_worker, free_port, user_env, write_project
+from ._cli_helpers import AGENTS, Done, agents, dev_worker, free_port, user_env, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -24,46 +25,60 @@ async def until(command: Callable[[], Awaitable[Done]], accept: Callable[[Done],
     raise AssertionError(f'never accepted: {done}')
 
 
-async def test_serve_run_inbox_approve_deny_status_result_and_schedules_from_a_users_folder(tmp_path: Path) -> None:
+async def agents_until(folder: Path, env: dict[str, str], text: str, *args: str) -> str:
+    """Run `agents ARGS...` until its output shows `text`, then stop it with Ctrl-C; returns the output so far."""
+    process = await asyncio.create_subprocess_exec(
+        AGENTS, *args, cwd=folder, env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdout is not None
+    out = ''
+    try:
+        while text not in out:  # bounded by the read timeout
+            line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+            assert line, out
+            out += line
+    finally:
+        process.send_signal(signal.SIGINT)
+        await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 130
+    return out
+
+
+async def test_watch_approves_with_yes_and_tells_how_to_answer_with_no_input(tmp_path: Path) -> None:
     folder = write_project(tmp_path)
     async with dev_worker(folder) as address:
         env = user_env(TEMPORAL_ADDRESS=address)
-
-        async def cli(*args: str) -> Done:
-            return await agents(*args, cwd=folder, env=env)
-
-        started = await cli('run', 'support', 'Clean up my files', '--workflow-id', 'w-1')
-        assert (started.code, started.out) == (0, 'w-1\n')
-        inbox = await until(lambda: cli('inbox'), lambda done: 'delete-b' in done.out)
-        rows = [line.split() for line in inbox.out.splitlines()]
-        assert rows[0] == ['WORKFLOW', 'ID', 'AGENT', 'OWNER', 'NEEDS', 'TOOL', 'CALL', 'ID', 'CALL']
-        assert ['w-1', 'support', '-', 'approve', 'delete-a', 'delete_file({"path":', '"a.txt"})'] in rows
-        assert ['w-1', 'support', '-', 'approve', 'delete-b', 'delete_file({"path":', '"b.txt"})'] in rows
-
-        pending = await cli('pending', 'w-1')
-        assert pending.out.splitlines() == [
-            '  approve? delete-a: delete_file({"path": "a.txt"})',
-            '  approve? delete-b: delete_file({"path": "b.txt"})',
-        ]
-        denied = await cli('deny', 'w-1', 'delete-b', '--reason', 'Keep b')
-        assert denied.out.splitlines() == ['Still pending:', '  approve? delete-a: delete_file({"path": "a.txt"})']
-        # Global flags after the subcommand, overriding the environment.
-        approved = await agents('approve', 'w-1', 'delete-a', '--address', address, cwd=folder, env=user_env())
-        assert approved.out == 'Nothing else is pending.\n', approved.err
-
-        assert (await cli('result', 'w-1')).out == '"deleted a.txt; Keep b"\n'
-        assert (await cli('status', 'w-1')).out == 'completed (step 2, 2 requests, 1 tool calls)\n'
-        assert (await cli('watch', 'w-1')).out.endswith('"deleted a.txt; Keep b"\n')
-        await until(lambda: cli('inbox'), lambda done: done.out == 'Nothing waits for a human.\n')
-
-        created = await cli('schedule', 'create', 'nightly', 'support', 'Tidy up', '--every', '24h')
-        assert (
-            created.out == "Schedule 'nightly' starts a run of 'support' every 1 day, 0:00:00 on task queue 'agents'.\n"
+        await agents('run', 'support', 'Clean up', '--workflow-id', 'w-3', cwd=folder, env=env)
+        told = await agents_until(
+            folder, env, 'waits for approval: agents approve w-3 delete-b', 'watch', 'w-3', '--no-input'
         )
-        listed = await until(lambda: cli('schedule', 'list'), lambda done: 'nightly' in done.out)
-        assert listed.out.splitlines()[1].split()[:6] == ['nightly', 'support', 'every', '1', 'day,', '0:00:00']
-        assert (await cli('schedule', 'delete', 'nightly')).out == "Deleted schedule 'nightly'.\n"
-        await until(lambda: cli('schedule', 'list'), lambda done: done.out == 'No schedules start agent runs.\n')
+        assert 'waits for approval: agents approve w-3 delete-a  (or agents deny)' in told
+        yes = await agents('watch', 'w-3', '--yes', cwd=folder, env=env)
+        assert yes.code == 0, yes.err
+        assert '  approved delete-a (--yes)\n' in yes.out
+        assert '  approved delete-b (--yes)\n' in yes.out
+        assert yes.out.endswith('"deleted a.txt; deleted b.txt"\n')
+
+
+async def test_a_run_no_worker_picks_up_is_told_naming_its_task_queue(tmp_path: Path) -> None:
+    folder = write_project(tmp_path)
+    async with dev_worker(folder) as address:
+        env = user_env(TEMPORAL_ADDRESS=address)
+        watcher = await asyncio.create_subprocess_exec(
+            AGENTS, 'run', 'support', 'hi', '--task-queue', 'nobody-polls', '--watch',
+            cwd=folder, env=env, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        assert watcher.stderr is not None
+        try:
+            told = [(await asyncio.wait_for(watcher.stderr.readline(), 30)).decode() for _ in range(2)]
+        finally:
+            watcher.send_signal(signal.SIGINT)
+            await asyncio.wait_for(watcher.communicate(), 30)
+        assert "no worker polls its task queue 'nobody-polls'" in told[0], told
+        assert '--task-queue nobody-polls' in told[1], told
+        assert watcher.returncode == 130
 
 
 def one_error(done: Done, *expected: str) -> None:
@@ -76,6 +91,7 @@ def one_error(done: Done, *expected: str) -> None:
         assert text in done.err
 
 
+@pytest.mark.timeout(360)  # some thirty commands, each a new process that imports the SDK
 async def test_expected_errors_are_one_or_two_lines_and_exit_with_status_1(tmp_path: Path) -> None:
     folder = write_project(tmp_path)
     async with dev_worker(folder) as address:

@@ -118,3 +118,11 @@ def test_a_corrupt_compressed_payload_fails_with_a_clear_error() -> None:
     with pytest.raises(RuntimeError, match='encoding json/zlib could not be converted') as raised:
         data_converter.payload_converter.from_payloads([payload], [CallToolOutput])
     assert 'json/zlib payload is not valid zlib data' in str(raised.value.__cause__)
+
+
+def test_payload_converters_built_for_each_workflow_task_share_their_encodings() -> None:
+    # The SDK builds a payload converter for every activation it decodes and every completion it encodes.
+    first, second = SharedPydanticPayloadConverter(), SharedPydanticPayloadConverter()
+    assert next(iter(first.converters)) == COMPRESSED_ENCODING.encode()
+    assert first.converters.keys() == second.converters.keys()
+    assert all(first.converters[key] is second.converters[key] for key in first.converters)

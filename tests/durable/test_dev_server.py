@@ -14,7 +14,7 @@ from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
-from worker import DEV_SERVER_TIMER_FLOOR
+from worker import DEV_SERVER_DYNAMIC_CONFIG
 
 DEPLOY = Path(__file__).parent.parent.parent / 'deploy'
 
@@ -42,7 +42,7 @@ class RetryOnce:
 
 def test_the_shipped_cluster_config_matches_the_embedded_server() -> None:
     config = yaml.safe_load((DEPLOY / 'dynamic-config.yaml').read_text())
-    assert config == {'history.timerProcessorMaxTimeShift': [{'value': DEV_SERVER_TIMER_FLOOR}]}
+    assert config == {key: [{'value': value}] for key, value in DEV_SERVER_DYNAMIC_CONFIG.items()}
 
 
 @pytest.mark.asyncio(loop_scope='session')

@@ -14,6 +14,7 @@ import pytest
 from temporalio.client import Client
 
 from tests.ui.web._agents import chat_agent
+from workflows.chat import chat_workflow_id
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -117,3 +118,72 @@ async def test_without_a_worker_the_command_prints_how_worker_processes_publish_
     chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
     # The text comes only as live events: the turn's result ends the stream without repeating it.
     assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: hi from a worker process'
+
+
+async def test_the_command_connects_to_the_server_its_environment_configuration_names(client: Client, task_queue: str):
+    # No --address: TEMPORAL_ADDRESS says where the server is, as for every other command.
+    env = {k: v for k, v in os.environ.items() if not k.startswith('TEMPORAL_')}
+    env['TEMPORAL_ADDRESS'] = client.service_client.config.target_host
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant'],
+        *['--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    conversation = f'env-{uuid.uuid4().hex[:8]}'
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(BOUND):
+            line = (await process.stdout.readline()).decode()
+            if not line:
+                assert process.stderr is not None
+                pytest.fail(f'the command exited: {(await process.stderr.read()).decode()}')
+        base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
+        message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'where am I'}]}
+        body = {'id': conversation, 'trigger': 'submit-message', 'messages': [message]}
+        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+            answer = await http.post('/api/chat', json=body, headers={'Authorization': 'Bearer command-token'})
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            async with asyncio.timeout(BOUND):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+
+    chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
+    assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: where am I'
+    # The conversation is a workflow of the server the environment named.
+    description = await client.get_workflow_handle(chat_workflow_id(conversation)).describe()
+    assert description.task_queue == task_queue
+
+
+async def test_the_command_answers_a_host_name_it_is_told_to_allow(client: Client, task_queue: str):
+    # In a compose file the workers post to http://chat:8000: a name the DNS rebinding check refuses by default.
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
+        *['--address', client.service_client.config.target_host, '--task-queue', task_queue, '--port', '0'],
+        *['--allow-host', 'chat'],
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert process.stdout is not None
+        async with asyncio.timeout(BOUND):
+            line = (await process.stdout.readline()).decode()
+        base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
+        port = base.rsplit(':', 1)[1]
+        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+            allowed = await http.get('/api/whoami', headers={'Host': f'chat:{port}'})
+            refused = await http.get('/api/whoami', headers={'Host': f'elsewhere:{port}'})
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            async with asyncio.timeout(BOUND):
+                await process.wait()
+        except TimeoutError:
+            process.kill()
+
+    assert allowed.status_code == 200
+    assert refused.status_code == 421

@@ -40,13 +40,15 @@ async def test_run_watch_approve_and_deny_from_the_command_line(
 ) -> None:
     tool_log.clear()
     async with build_worker(client, AGENTS, task_queue=task_queue):
-        watcher = await cli(temporal_env, task_queue, 'run', 'approval_agent', 'clean up', '--watch', '--poll', '0.1')
+        watcher = await cli(
+            temporal_env, task_queue, 'run', 'approval_agent', 'clean up', '--watch', '--no-input', '--poll', '0.1'
+        )
         assert watcher.stdout is not None
         workflow_id = (await asyncio.wait_for(watcher.stdout.readline(), 30)).decode().strip()
         lines: list[str] = []
-        while not any('answer with' in line for line in lines):  # bounded by the readline timeout
+        while not any('waits for approval' in line for line in lines):  # bounded by the readline timeout
             lines.append((await asyncio.wait_for(watcher.stdout.readline(), 30)).decode())
-        assert any('approve? del-a: delete_file({"path": "a.txt"})' in line for line in lines)
+        assert any('tool call delete_file({"path": "a.txt"})  [del-a]' in line for line in lines)
 
         pending = await output(await cli(temporal_env, task_queue, 'pending', workflow_id))
         assert 'del-a' in pending
@@ -61,6 +63,6 @@ async def test_run_watch_approve_and_deny_from_the_command_line(
         status = await output(await cli(temporal_env, task_queue, 'status', workflow_id))
         result = await output(await cli(temporal_env, task_queue, 'result', workflow_id))
     assert '"delete_file=deleted a.txt; delete_file=Keep b"' in rest
-    assert status.startswith('completed (step 2, 2 requests, 1 tool calls)')
+    assert status.startswith('completed (step 2, 2 requests, 1 tool call)')
     assert result.strip() == '"delete_file=deleted a.txt; delete_file=Keep b"'
     assert tool_log == [('delete_file', 'a.txt')]

@@ -24,7 +24,7 @@ from agent.exceptions import UserError
 from workflows._connection import DEFAULT_ADDRESS, DEFAULT_NAMESPACE
 from workflows._encryption import EncryptionKeyError
 
-__all__ = ('CommandError', 'explain')
+__all__ = ('CommandError', 'cause_of', 'explain')
 
 START_SERVER_HINT = (
     'Start one with `agents worker --agents module:agent --dev`, or point TEMPORAL_ADDRESS (or --address) at yours.'
@@ -43,7 +43,7 @@ def _where(args: argparse.Namespace) -> tuple[str, str]:
     return getattr(args, 'address', None) or DEFAULT_ADDRESS, getattr(args, 'namespace', None) or DEFAULT_NAMESPACE
 
 
-def _cause(exc: BaseException) -> str:
+def cause_of(exc: BaseException) -> str:
     """The innermost failure message of a workflow, update or activity failure."""
     cause: BaseException | None = exc.__cause__ or exc
     while isinstance(cause, FailureError) and cause.__cause__ is not None:
@@ -95,9 +95,9 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
             return f'The Temporal server at {address} refused: {exc.message}'
         case WorkflowUpdateFailedError():
             pending = f'agents pending {args.workflow_id}'
-            return f'The {subject} refused the answer: {_cause(exc)}\n`{pending}` shows what waits.'
+            return f'The {subject} refused the answer: {cause_of(exc)}\n`{pending}` shows what waits.'
         case WorkflowFailureError():
-            return f'The {subject} failed: {_cause(exc)}'
+            return f'The {subject} failed: {cause_of(exc)}'
         case WorkflowQueryFailedError() | WorkflowQueryRejectedError():
             return f'The {subject} could not answer: {exc}'
         case RuntimeError() if str(exc).startswith('Failed client connect'):

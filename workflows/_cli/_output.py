@@ -9,7 +9,7 @@ import pydantic
 
 from agent._deferred import DeferredToolRequests
 
-__all__ = ('ARGS_WIDTH', 'dump', 'pending_lines', 'shorten', 'table')
+__all__ = ('ARGS_WIDTH', 'dump', 'pending_lines', 'plural', 'shorten', 'table')
 
 ARGS_WIDTH = 60
 """How many characters of a tool call's arguments a table shows."""
@@ -18,6 +18,11 @@ ARGS_WIDTH = 60
 def dump(value: Any) -> str:
     """`value` as indented JSON (what `result` prints)."""
     return pydantic.TypeAdapter(Any).dump_json(value, indent=2).decode()
+
+
+def plural(count: int, noun: str) -> str:
+    """`count` and `noun`, with an `s` unless there is exactly one: `1 tool call`, `2 tool calls`."""
+    return f'{count} {noun}' if count == 1 else f'{count} {noun}s'
 
 
 def shorten(text: str, width: int = ARGS_WIDTH) -> str:

@@ -52,6 +52,15 @@ def _run_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('workflow_id', help='the workflow id of the run')
 
 
+def _watch_flags(parser: argparse.ArgumentParser) -> None:
+    answers = parser.add_mutually_exclusive_group()
+    answers.add_argument('--yes', action='store_true', help='while watching, approve every tool call that asks')
+    answers.add_argument(
+        '--no-input', action='store_true', help='while watching, never ask: print how to answer approvals instead'
+    )
+    parser.add_argument('--poll', type=float, default=0.5, help=argparse.SUPPRESS)
+
+
 def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     """The parser of the whole command line; each subcommand sets `handler` (async unless `sync` is set)."""
     shared = _global_flags()
@@ -78,13 +87,26 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         '--graceful-shutdown', type=float, default=10.0, metavar='SECONDS',
         help='on SIGTERM or Ctrl-C, how long running model requests and tool calls may take to finish (default 10)',
     )  # fmt: skip
+    worker.add_argument(
+        '--prometheus-address', metavar='HOST:PORT',
+        help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
+    )  # fmt: skip
+    worker.add_argument(
+        '--chat-events-url', metavar='URL',
+        help="publish each turn's live events to this chat server endpoint (default $AGENT_CHAT_EVENTS_URL), with "
+        'the token in $AGENT_CHAT_EVENTS_TOKEN; `agents chat --no-worker` prints both',
+    )  # fmt: skip
 
     demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', _serve.demo_command)
     demo.add_argument('mode', nargs='?', choices=['ask', 'approve', 'deny'], default='ask')
     demo.add_argument('--model', help="a real model for the demo agent, e.g. 'openai:gpt-5.2'")
 
+    from workflows.chat.__main__ import add_chat_arguments
+
+    chat = command('chat', 'the chat page over durable conversations (and their worker)', _serve.chat_command)
+    add_chat_arguments(chat, connection=False)  # the global flags connect it
+
     for name, handler, what in (
-        ('chat', _serve.chat_command, 'the chat page (arguments of python -m workflows.chat)'),
         (
             'codec',
             _serve.codec_command,
@@ -100,12 +122,18 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     run.add_argument('prompt', nargs='?', help='the user prompt')
     run.add_argument('--workflow-id', help='the workflow id to give the run (default: generated)')
     run.add_argument('--input', help='more AgentRunInput fields, as a JSON object (e.g. \'{"owner": "alice"}\')')
-    run.add_argument('--watch', action='store_true', help='follow the run until it ends, then print its output')
-    run.add_argument('--poll', type=float, default=0.5, help=argparse.SUPPRESS)
+    run.add_argument(
+        '--watch', action='store_true',
+        help='follow the run as it happens (model requests, tool calls, approvals at the prompt), then its output',
+    )  # fmt: skip
+    _watch_flags(run)
 
-    watch = command('watch', 'follow a run until it ends, then print its output', _runs.watch_command)
+    watch = command(
+        'watch', 'follow a run as it happens, answer its approvals at the prompt, then print its output',
+        _runs.watch_command,
+    )  # fmt: skip
     _run_id(watch)
-    watch.add_argument('--poll', type=float, default=0.5, help=argparse.SUPPRESS)
+    _watch_flags(watch)
 
     inbox = command('inbox', 'list every run waiting for a human, with its pending tool calls', _runs.inbox_command)
     inbox.add_argument('--owner', help='only runs whose input names this owner')

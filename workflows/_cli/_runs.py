@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 from agent._deferred import ToolDenied
 from workflows.client import AgentClient
 
 from ._connect import connect
 from ._errors import CommandError
-from ._output import dump, pending_lines, shorten, table
+from ._output import dump, pending_lines, plural, shorten, table
+from ._watch import Decide, ask, follow
 
 __all__ = (
-    'QUERY_TIMEOUT',
     'approve_command',
     'inbox_command',
     'pending_command',
@@ -26,40 +24,16 @@ __all__ = (
     'watch_command',
 )
 
-T = TypeVar('T')
 
-QUERY_TIMEOUT = 10.0
-"""Seconds a command waits for a run to answer a query: only a worker of the run's task queue can answer it."""
-
-
-async def _ask(agents: AgentClient, workflow_id: str, query: Awaitable[T]) -> T:
-    """A query's answer; after `QUERY_TIMEOUT` without one, an error naming the task queue no worker serves."""
-    try:
-        return await asyncio.wait_for(query, QUERY_TIMEOUT)
-    except TimeoutError:
-        task_queue = (await agents.client.get_workflow_handle(workflow_id).describe()).task_queue
-        raise CommandError(
-            f'Run {workflow_id!r} did not answer within {QUERY_TIMEOUT:g} s: no worker serves its task queue '
-            f'{task_queue!r}.\nStart one with `agents worker --agents module:agent --task-queue {task_queue}`.'
-        ) from None
+def _decide(args: argparse.Namespace) -> Decide:
+    """How `--watch` answers approvals: `--yes` approves all, `--no-input` never asks, else at the prompt."""
+    return 'yes' if args.yes else 'no-input' if args.no_input else 'ask'
 
 
-async def watch(agents: AgentClient, workflow_id: str, poll: float) -> None:
-    """Print each change of state until the run ends, including what it waits for."""
-    last: tuple[str, int] | None = None
-    while True:
-        status = await _ask(agents, workflow_id, agents.status(workflow_id))
-        if (status.state, status.step) != last:
-            last = (status.state, status.step)
-            print(f'[{workflow_id}] {status.state} (step {status.step}, {status.usage.requests} requests)', flush=True)
-            if status.state == 'awaiting_deferred_tools' and (
-                pending := await _ask(agents, workflow_id, agents.pending(workflow_id))
-            ):
-                print('\n'.join(pending_lines(pending)), flush=True)
-                print(f'  answer with: agents approve {workflow_id} <tool-call-id>  (or agents deny ...)', flush=True)
-        if status.state in ('completed', 'failed'):
-            return
-        await asyncio.sleep(poll)
+async def _watch(agents: AgentClient, args: argparse.Namespace, workflow_id: str) -> None:
+    """Follow the run as it happens, then print its output."""
+    await follow(agents, workflow_id, poll=args.poll, decide=_decide(args))
+    print(dump((await agents.result(workflow_id)).output), flush=True)
 
 
 async def run_command(args: argparse.Namespace) -> int:
@@ -78,23 +52,20 @@ async def run_command(args: argparse.Namespace) -> int:
     args.workflow_id = handle.id
     print(handle.id, flush=True)
     if args.watch:
-        await watch(agents, handle.id, args.poll)
-        print(dump((await agents.result(handle.id)).output), flush=True)
+        await _watch(agents, args, handle.id)
     return 0
 
 
 async def watch_command(args: argparse.Namespace) -> int:
-    """`agents watch ID`: follow a run until it ends, then print its output."""
-    agents = await connect(args)
-    await watch(agents, args.workflow_id, args.poll)
-    print(dump((await agents.result(args.workflow_id)).output), flush=True)
+    """`agents watch ID`: follow a run as it happens (answering its approvals), then print its output."""
+    await _watch(await connect(args), args, args.workflow_id)
     return 0
 
 
 async def pending_command(args: argparse.Namespace) -> int:
     """`agents pending ID`: the tool calls a run waits for."""
     agents = await connect(args)
-    pending = await _ask(agents, args.workflow_id, agents.pending(args.workflow_id))
+    pending = await ask(agents, args.workflow_id, agents.pending(args.workflow_id))
     print('\n'.join(pending_lines(pending)) if pending else 'Nothing is pending.', flush=True)
     return 0
 
@@ -114,9 +85,10 @@ async def approve_command(args: argparse.Namespace) -> int:
 async def status_command(args: argparse.Namespace) -> int:
     """`agents status ID`: state, step and usage of a run, and what it rejected."""
     agents = await connect(args)
-    status = await _ask(agents, args.workflow_id, agents.status(args.workflow_id))
+    status = await ask(agents, args.workflow_id, agents.status(args.workflow_id))
     usage = status.usage
-    print(f'{status.state} (step {status.step}, {usage.requests} requests, {usage.tool_calls} tool calls)')
+    counts = f'{plural(usage.requests, "request")}, {plural(usage.tool_calls, "tool call")}'
+    print(f'{status.state} (step {status.step}, {counts})')
     for rejection in status.rejected:
         about = f' ({rejection.tool_call_id})' if rejection.tool_call_id else ''
         print(f'  rejected{about}: {rejection.reason}')

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import signal
 import socket
 import sys
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -17,6 +19,7 @@ from ._errors import CommandError
 __all__ = (
     'DEV_PORT',
     'chat_command',
+    'children_output_discarded',
     'codec_command',
     'demo_command',
     'dev_ports',
@@ -73,6 +76,24 @@ def require_dev_server_binary() -> str:
     return path
 
 
+@contextlib.contextmanager
+def children_output_discarded() -> Iterator[None]:
+    """Point standard output at /dev/null while the block starts child processes, which inherit it.
+
+    `temporal server start-dev` prints a banner once its Web UI is up, seconds after it answers: in the middle of
+    whatever the command prints by then. The commands print the server's addresses themselves instead.
+    """
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, 'wb') as devnull:
+            os.dup2(devnull.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _port_taken(port: int) -> bool:
     with socket.socket() as probe:
         try:
@@ -100,12 +121,13 @@ def dev_ports(port: int | None = None, ui_port: int | None = None) -> tuple[int,
     return port, ui_port
 
 
-async def _serve_until_stopped(worker: Any, what: str, grace: float) -> None:
+async def _serve_until_stopped(worker: Any, what: str, grace: float, publisher: Any = None) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    async with worker:
+    # The publisher (if any) is closed after the worker, so the events of the calls finishing on the way out are sent.
+    async with publisher or contextlib.nullcontext(), worker:
         print(what, flush=True)
         await stop.wait()
         # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
@@ -114,36 +136,68 @@ async def _serve_until_stopped(worker: Any, what: str, grace: float) -> None:
     print('Worker stopped', flush=True)
 
 
+def _chat_publisher(url: str | None) -> Any:
+    """The sender of live turn events to a chat server (`--chat-events-url`, else `$AGENT_CHAT_EVENTS_URL`)."""
+    from worker import CHAT_EVENTS_TOKEN_ENV, CHAT_EVENTS_URL_ENV
+
+    url = url or os.environ.get(CHAT_EVENTS_URL_ENV)
+    if not url:
+        return None
+    token = os.environ.get(CHAT_EVENTS_TOKEN_ENV)
+    if not token:
+        raise CommandError(
+            f"--chat-events-url needs the endpoint's token in ${CHAT_EVENTS_TOKEN_ENV}.\n"
+            '`agents chat --no-worker` prints the URL and the token to use.'
+        )
+    from workflows.chat import HttpPublisher
+
+    return HttpPublisher(url, token)
+
+
 async def worker_command(args: argparse.Namespace) -> int:
-    """`agents worker --agents ...`: serve agents until SIGTERM or Ctrl-C (with `--dev`, on an embedded server)."""
+    """`agents worker --agents ...`: serve agents until SIGTERM or Ctrl-C (with `--dev`, on an embedded server).
+
+    Before connecting, `OTEL_*` variables set up OpenTelemetry export (`workflows._telemetry.configure_from_env`).
+    """
     from worker import build_worker, start_dev_server, web_ui_url
     from worker import connect as connect_worker
+    from workflows import DurableAgent
+    from workflows._telemetry import configure_from_env
 
     if args.graceful_shutdown < 0:
         raise CommandError('--graceful-shutdown cannot be negative.')
-    agents = load(args.agents)
+    if args.dev and args.prometheus_address:
+        raise CommandError('--prometheus-address serves the metrics of a worker on a server: leave out --dev.')
+    loaded = load(args.agents)
+    publisher = _chat_publisher(args.chat_events_url)
+    configure_from_env()  # OTEL_* variables: traces and GenAI metrics without code (a UserError says what is wrong)
+    agents: dict[str, Any] = dict(loaded)
+    if publisher is not None:
+        # One sender for the whole process, closed (sending what is queued) once the worker has stopped.
+        agents = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in loaded.items()}
     task_queue = args.task_queue or DEFAULT_TASK_QUEUE
     env = None
     if args.dev:
         require_dev_server_binary()
         port, ui_port = dev_ports(args.port, args.ui_port)
         namespace = args.namespace or 'default'
-        env = await start_dev_server(
-            namespace=namespace, database=args.db, ui=True, log_level='warn', port=port, ui_port=ui_port
-        )
+        with children_output_discarded():
+            env = await start_dev_server(
+                namespace=namespace, database=args.db, ui=True, log_level='warn', port=port, ui_port=ui_port
+            )
         client = env.client
         address = client.service_client.config.target_host
         print(f'Temporal dev server at {address} (namespace {namespace!r}), Web UI at {web_ui_url(env)}', flush=True)
         print(f'Other terminals reach it with:  export TEMPORAL_ADDRESS={address}', flush=True)
     else:
-        # The worker's own connect: Temporal's environment configuration, plus what workers add (tracing).
-        client = await connect_worker(**settings_from(args))
+        # The worker's own connect: Temporal's environment configuration, plus what workers add (tracing, metrics).
+        client = await connect_worker(**settings_from(args), prometheus_address=args.prometheus_address)
     try:
         worker = build_worker(
             client, agents, task_queue=task_queue, graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown)
         )
         running = f'Worker running {", ".join(agents)} on task queue {task_queue!r}'
-        await _serve_until_stopped(worker, running, args.graceful_shutdown)
+        await _serve_until_stopped(worker, running, args.graceful_shutdown, publisher)
     finally:
         if env is not None:
             await env.shutdown()
@@ -159,17 +213,20 @@ async def demo_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def chat_command(args: argparse.Namespace) -> int:
-    """`agents chat ...`: the chat page (`python -m workflows.chat`), its arguments passed through."""
-    from workflows.chat.__main__ import main as chat_main
+async def chat_command(args: argparse.Namespace) -> int:
+    """`agents chat --agents ...`: the chat page over durable conversations (`python -m workflows.chat`)."""
+    from workflows._connection import connect_config
+    from workflows.chat.__main__ import serve as serve_chat
 
-    import_from_cwd()
-    forwarded = [
-        flag for name in ('address', 'namespace') if getattr(args, name) for flag in (f'--{name}', getattr(args, name))
-    ]
-    if args.task_queue:
-        forwarded += ['--task-queue', args.task_queue]
-    return chat_main([*forwarded, *args.rest])
+    agents = load(args.agents)
+    settings = settings_from(args)
+    if args.dev:
+        require_dev_server_binary()
+    else:
+        config = connect_config(**settings)  # so that a connection error names the address really used
+        args.target = (config.get('target_host', ''), config.get('namespace', ''))
+    await serve_chat(args, agents, settings)
+    return 0
 
 
 def codec_command(args: argparse.Namespace) -> int:

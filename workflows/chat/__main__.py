@@ -2,11 +2,14 @@
 
 ```bash
 python -m workflows.chat --agents myapp.agents:support --dev                 # with an embedded dev server
-python -m workflows.chat --agents myapp.agents:support --address localhost:7233 --port 8000
+python -m workflows.chat --agents myapp.agents:support --port 8000          # on the server of $TEMPORAL_ADDRESS
 ```
 
-It prints the page's address with its bearer token (`#token=...`: the page keeps it for the tab and removes it from
-the address bar). Its worker publishes each turn's events straight into the server's hub (`InMemoryPublisher`).
+`agents chat` is the same command. It connects as every command does (Temporal's environment configuration:
+`TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, the TLS variables, `TEMPORAL_PROFILE`; flags over
+them), and serves on port 8000 (another free one when 8000 is taken and no `--port` is given). It prints the page's
+address with its bearer token (`#token=...`: the page keeps it for the tab and removes it from the address bar). Its
+worker publishes each turn's events straight into the server's hub (`InMemoryPublisher`).
 
 Workers in other processes (or on other machines) stream to the page too: they post their turns' events to the
 server's `POST /internal/turn-events` (`turn_events_route`) with a token shared with it. With `--no-worker` the
@@ -30,6 +33,7 @@ import asyncio
 import os
 import secrets
 import signal
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
@@ -69,7 +73,13 @@ class ChatServer:
 
 
 def build_chat_server(
-    client: Client, agents: Sequence[str], *, task_queue: str, token: str, events_token: str
+    client: Client,
+    agents: Sequence[str],
+    *,
+    task_queue: str,
+    token: str,
+    events_token: str,
+    allowed_hosts: Sequence[str] = (),
 ) -> ChatServer:
     """The chat app over the conversations of `agents`, taking the workers' events at `TURN_EVENTS_PATH`.
 
@@ -79,82 +89,50 @@ def build_chat_server(
         task_queue: The task queue of the workers that run them.
         token: The page's bearer token.
         events_token: The token the workers' `HttpPublisher` sends.
+        allowed_hosts: Host names the server answers besides `localhost` and IP addresses: the names browsers and
+            workers reach it by (e.g. a compose service's name).
     """
     hub = TurnEventHub()
     backend = DurableChatBackend(client, agents=agents, task_queue=task_queue, hub=hub)
-    app = create_chat_app(backend, auth=bearer_token_auth(token))
+    app = create_chat_app(backend, auth=bearer_token_auth(token), allowed_hosts=allowed_hosts)
     # First: the page's static files, mounted at `/`, take every path routed after them.
     app.router.routes.insert(0, turn_events_route(hub, events_token))
     return ChatServer(app, backend, hub)
 
 
-async def serve(args: argparse.Namespace, agents: Mapping[str, Agent[Any, Any]]) -> None:
-    """Start the worker (unless `--no-worker`) and serve the page until interrupted."""
-    import uvicorn
-
-    from worker import (
-        CHAT_EVENTS_TOKEN_ENV,
-        CHAT_EVENTS_URL_ENV,
-        DEFAULT_TASK_QUEUE,
-        build_worker,
-        connect,
-        start_dev_server,
-    )
-
-    task_queue = args.task_queue or DEFAULT_TASK_QUEUE
-    env = await start_dev_server(namespace=args.namespace, database=args.db, ui=True) if args.dev else None
-    client = env.client if env is not None else await connect(args.address, args.namespace)
-    token = args.token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
-    events_token = args.events_token or os.environ.get(CHAT_EVENTS_TOKEN_ENV) or secrets.token_urlsafe(24)
-    chat = build_chat_server(client, list(agents), task_queue=task_queue, token=token, events_token=events_token)
-    backend = chat.backend
-    worker: AbstractAsyncContextManager[Any] = nullcontext()
-    if not args.no_worker:
-        publisher = InMemoryPublisher(chat.hub)
-        durable = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in agents.items()}
-        worker = build_worker(client, durable, task_queue=task_queue)
-    # Bound here, so the printed address has the real port (also with --port 0).
-    listener = tcp_listener(args.host, args.port)
-    host, port = listener.getsockname()[:2]
-    server = uvicorn.Server(uvicorn.Config(chat.app, log_level='warning', lifespan='off', timeout_graceful_shutdown=2))
-    # uvicorn takes SIGINT and SIGTERM while it serves and raises them again once it has stopped. With handlers of
-    # this loop in place, that second delivery is a no-op here, instead of cancelling this task in the middle of the
-    # worker's shutdown (which then never finishes).
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, server.handle_exit, signum, None)
-    try:
-        async with worker:
-            print(f'Chat with {", ".join(agents)}: http://{host}:{port}/#token={token}', flush=True)
-            if args.no_worker:
-                events_url = f'http://{host}:{port}{TURN_EVENTS_PATH}'
-                print(
-                    f'Workers publish turn events with: {CHAT_EVENTS_URL_ENV}={events_url} '
-                    f'{CHAT_EVENTS_TOKEN_ENV}={events_token}',
-                    flush=True,
-                )
-            await server.serve(sockets=[listener])
-    finally:
-        backend.close()
-        if env is not None:
-            await env.shutdown()
+DEFAULT_PORT = 8000
+"""The page's port when `--port` is not given (another free one if it is taken)."""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """The command line; returns the exit code."""
-    parser = argparse.ArgumentParser(
-        prog='python -m workflows.chat', description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def add_chat_arguments(parser: argparse.ArgumentParser, *, connection: bool = True) -> None:
+    """The chat command's arguments; without `connection`, the caller's parser has the connection flags already.
+
+    Used by `python -m workflows.chat` and by `agents chat`, whose global flags (`--address`, `--namespace`, TLS, API
+    key, profile, `--task-queue`) take the place of the connection ones.
+    """
     parser.add_argument(
         '--agents', nargs='+', required=True, help='agents to chat with: module:attribute references or spec files'
     )
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
-    parser.add_argument('--address', default='localhost:7233', help='Temporal server address')
-    parser.add_argument('--namespace', default='default', help='Temporal namespace')
-    parser.add_argument('--task-queue', help="task queue of the worker (default: the worker's)")
+    if connection:
+        parser.add_argument(
+            '--address', help='Temporal server address (default $TEMPORAL_ADDRESS, else localhost:7233)'
+        )
+        parser.add_argument('--namespace', help='Temporal namespace (default $TEMPORAL_NAMESPACE, else default)')
+        parser.add_argument('--task-queue', help="task queue of the worker (default: the worker's)")
     parser.add_argument('--host', default='127.0.0.1', help='address the page is served on (default 127.0.0.1)')
-    parser.add_argument('--port', type=int, default=8000, help='port the page is served on (default 8000; 0: any)')
+    parser.add_argument(
+        '--port', type=int, help=f'port the page is served on (default {DEFAULT_PORT}, else a free one; 0: any)'
+    )
+    parser.add_argument(
+        '--allow-host',
+        action='append',
+        default=[],
+        metavar='NAME',
+        help='a host name the server answers besides localhost and IP addresses (repeatable; *.example.com for '
+        'subdomains): the name browsers and workers reach it by',
+    )
     parser.add_argument('--token', help=f"the page's bearer token (default: ${TOKEN_ENV}, else a random one)")
     parser.add_argument(
         '--no-worker',
@@ -165,6 +143,117 @@ def main(argv: Sequence[str] | None = None) -> int:
         '--events-token',
         help='the token workers send with their turn events (default: $AGENT_CHAT_EVENTS_TOKEN, else a random one)',
     )
+
+
+def _listen(host: str, port: int | None) -> socket.socket:
+    """The page's socket: on `port`, or on `DEFAULT_PORT` if free and another free port if not."""
+    if port is not None:
+        return tcp_listener(host, port)
+    try:
+        return tcp_listener(host, DEFAULT_PORT)
+    except OSError:  # taken: the printed address says where the page is instead
+        return tcp_listener(host, 0)
+
+
+def _address(host: str, port: int) -> str:
+    """The page's base URL; on every interface (`0.0.0.0`, a container's), `localhost` is where a person opens it."""
+    if host in ('0.0.0.0', '::'):
+        host = 'localhost'
+    return f'http://[{host}]:{port}' if ':' in host else f'http://{host}:{port}'
+
+
+async def serve(
+    args: argparse.Namespace, agents: Mapping[str, Agent[Any, Any]], settings: Mapping[str, Any] | None = None
+) -> None:
+    """Start the worker (unless `--no-worker`) and serve the page until interrupted.
+
+    Args:
+        args: The parsed arguments of `add_chat_arguments`.
+        agents: The agents by registered name.
+        settings: Connection settings over Temporal's environment configuration (the keyword arguments of
+            `workflows._connection.connect_config`); ignored with `--dev`.
+    """
+    from worker import CHAT_EVENTS_TOKEN_ENV, DEFAULT_TASK_QUEUE, build_worker, connect, start_dev_server, web_ui_url
+
+    settings = dict(settings or {})
+    task_queue = args.task_queue or DEFAULT_TASK_QUEUE
+    env = None
+    if args.dev:
+        namespace = settings.get('namespace') or 'default'
+        env = await start_dev_server(namespace=namespace, database=args.db, ui=True)
+        address = env.client.service_client.config.target_host
+        print(f'Temporal dev server at {address} (namespace {namespace!r}), Web UI at {web_ui_url(env)}', flush=True)
+        print(f'Other terminals reach it with:  export TEMPORAL_ADDRESS={address}', flush=True)
+    try:
+        client = env.client if env is not None else await connect(**settings)
+        token = args.token or os.environ.get(TOKEN_ENV) or secrets.token_urlsafe(24)
+        events_token = args.events_token or os.environ.get(CHAT_EVENTS_TOKEN_ENV) or secrets.token_urlsafe(24)
+        chat = build_chat_server(
+            client,
+            list(agents),
+            task_queue=task_queue,
+            token=token,
+            events_token=events_token,
+            allowed_hosts=args.allow_host,
+        )
+        try:
+            worker: AbstractAsyncContextManager[Any] = nullcontext()
+            if not args.no_worker:
+                publisher = InMemoryPublisher(chat.hub)
+                durable = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in agents.items()}
+                worker = build_worker(client, durable, task_queue=task_queue)
+            # Bound here, so the printed address has the real port.
+            listener = _listen(args.host, args.port)
+            page = _address(*listener.getsockname()[:2])
+            await _serve_page(
+                chat, worker, listener, page, token=token, events_token=events_token, no_worker=args.no_worker
+            )
+        finally:
+            chat.backend.close()
+    finally:
+        if env is not None:
+            await env.shutdown()
+
+
+async def _serve_page(
+    chat: ChatServer,
+    worker: AbstractAsyncContextManager[Any],
+    listener: socket.socket,
+    base_url: str,
+    *,
+    token: str,
+    events_token: str,
+    no_worker: bool,
+) -> None:
+    """Run the worker and serve the page on `listener` (at `base_url`) until SIGINT or SIGTERM."""
+    import uvicorn
+
+    from worker import CHAT_EVENTS_TOKEN_ENV, CHAT_EVENTS_URL_ENV
+
+    server = uvicorn.Server(uvicorn.Config(chat.app, log_level='warning', lifespan='off', timeout_graceful_shutdown=2))
+    # uvicorn takes SIGINT and SIGTERM while it serves and raises them again once it has stopped. With handlers of
+    # this loop in place, that second delivery is a no-op here, instead of cancelling this task in the middle of the
+    # worker's shutdown (which then never finishes).
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, server.handle_exit, signum, None)
+    async with worker:
+        print(f'Chat with {", ".join(chat.backend.agent_names())}: {base_url}/#token={token}', flush=True)
+        if no_worker:
+            print(
+                f'Workers publish turn events with: {CHAT_EVENTS_URL_ENV}={base_url}{TURN_EVENTS_PATH} '
+                f'{CHAT_EVENTS_TOKEN_ENV}={events_token}',
+                flush=True,
+            )
+        await server.serve(sockets=[listener])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line; returns the exit code."""
+    parser = argparse.ArgumentParser(
+        prog='python -m workflows.chat', description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_chat_arguments(parser)
     args = parser.parse_args(argv)
     from worker import load_agents
 
@@ -174,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f'error: cannot load the agents: {exc}', file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(args, agents))
+        asyncio.run(serve(args, agents, {'address': args.address, 'namespace': args.namespace}))
     except (OSError, RuntimeError) as exc:
         # A port in use, a server that cannot be reached: one line, no traceback.
         print(f'error: {exc}', file=sys.stderr)

@@ -1,0 +1,103 @@
+"""Runs that wait for a person leave the worker's memory until the answer comes.
+
+A Temporal worker keeps the runs it has served in its workflow cache (up to `max_cached_workflows`), so that
+the next task of a run continues it in place instead of replaying its history. A run waiting for an approval
+may wait for days, and a worker holding thousands of them would hold their agent graphs, messages and sandbox
+state all that time. So once a run's activation leaves it waiting for deferred tool results with nothing of its
+own in flight, the worker drops it from the cache; when the answer (or a timer, or a query) arrives, the worker
+replays the run from its history, which is short at that point, and carries on.
+
+How, since the SDK has no public call to evict one run:
+
+- The workflow registers a predicate once per instance, through an extern function (`workflow.extern_functions()`
+  is the SDK's public way for workflow code to reach the worker): `watch_waiting(predicate)`. The predicate reads
+  the run's own state and touches nothing; registering is not a command, so replays stay deterministic, and a
+  runner without the extern function (the `Replayer`, other workers) makes it a no-op.
+- `workflows._runner.AgentWorkflowRunner` wraps the worker's runner (a public extension point) and asks the
+  predicate after every activation that completed successfully and is not a replay (a resumed run replays through
+  its waiting point on its way to the answer). A run that waits is noted for eviction.
+- The worker asks SDK core to evict the noted run only after it handed core that activation's completion
+  (`AgentWorker`): core reports the workflow task to the server first, then sends the eviction activation, which
+  the SDK processes like a cache-full eviction. Asking earlier would also work in this core, but it would drop
+  a query riding on that task. Eviction at any point is always safe in Temporal (a run must replay to the same
+  commands); this only chooses a point where it is cheap.
+
+The eviction request is the private part: core's `request_workflow_eviction` (which every SDK's bridge exposes),
+reached through the worker's `_bridge_worker`; `tests/durable/test_eviction.py` pins both. On a cache miss core
+fetches the run's full history itself, so the next task of an evicted run fails nothing and needs no sticky-queue
+reset.
+
+The price is one replay when the run resumes (about 9 ms of worker CPU for the benchmark's approval run, whose
+history is 14 events at that point), and one for each `status` query while it waits (a query replays the run,
+which then leaves the cache again); the approvals inbox reads search attributes, not queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import temporalio.workflow
+from temporalio.bridge.proto.workflow_completion import WorkflowActivationCompletion
+
+__all__ = ('WAITING_EXTERN', 'WaitingRunEvictions', 'watch_waiting')
+
+WAITING_EXTERN = 'agent_runtime.watch_waiting'
+"""The extern function a workflow instance registers its "waits for a person" predicate with."""
+
+
+def watch_waiting(predicate: Callable[[], bool]) -> None:
+    """Tell the worker how to see that this run waits for a person (call once, in the workflow's `__init__`).
+
+    `predicate` is called after each activation, outside the workflow's event loop: it must only read state.
+    """
+    register = temporalio.workflow.extern_functions().get(WAITING_EXTERN)
+    if register is not None:
+        register(predicate)
+
+
+class WaitingRunEvictions:
+    """One worker's evictions of waiting runs: the runner that notes them and the hook that requests them."""
+
+    def __init__(self) -> None:
+        self._noted: set[str] = set()
+        self.requested = 0
+        """Evictions requested so far (a run is counted each time it starts waiting again)."""
+
+    def note(self, run_id: str) -> None:
+        """Evict run `run_id` once its current activation is completed (called from workflow task threads)."""
+        self._noted.add(run_id)  # set.add is atomic
+
+    def install(self, worker: Any) -> None:
+        """Request the noted evictions on `worker` (a `temporalio.worker.Worker`) once their completions are sent.
+
+        The SDK's workflow and activity workers reach core through `worker._bridge_worker` each time they call
+        it, so a wrapper put there sees every completion.
+        """
+        worker._bridge_worker = _EvictingBridge(worker._bridge_worker, self)
+
+    async def completed(self, bridge: Any, completion: WorkflowActivationCompletion) -> None:
+        run_id = completion.run_id
+        try:
+            await bridge.complete_workflow_activation(completion)
+        except BaseException:
+            self._noted.discard(run_id)
+            raise
+        if run_id in self._noted:
+            self._noted.discard(run_id)
+            self.requested += 1
+            bridge.request_workflow_eviction(run_id)
+
+
+class _EvictingBridge:
+    """Core's worker as the SDK sees it, with evictions requested after the completions that ask for them."""
+
+    def __init__(self, bridge: Any, evictions: WaitingRunEvictions) -> None:
+        self._bridge = bridge
+        self._evictions = evictions
+
+    async def complete_workflow_activation(self, completion: WorkflowActivationCompletion) -> None:
+        await self._evictions.completed(self._bridge, completion)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._bridge, name)
