@@ -207,6 +207,18 @@ def test_the_demo_command_opens_a_page_where_a_turn_asks_for_approval_and_is_ans
             expect(page.get_by_role('button', name='Approve')).to_have_count(0)
 
 
+def test_the_readmes_first_command_opens_the_chat_page_with_agents_demo_chat(browser: Browser, tmp_path: Path):
+    try_it = README.read_text().split('\n## Try it\n', 1)[1].split('\n## ', 1)[0]
+    assert 'agents demo chat' in try_it
+
+    with run('agents demo chat', tmp_path) as chat:
+        url = chat.wait_for(r'Chat with file_cleaner: (http://127\.0\.0\.1:\d+/#token=\S+)').group(1)
+        with opened(browser, url) as page:
+            send(page, 'Tidy up the folder, please.')
+            expect(page.get_by_label('Arguments of delete_file')).to_contain_text('old-report.txt', timeout=TURN_MS)
+            expect(page.get_by_role('button', name='Approve')).to_be_visible()
+
+
 def test_the_page_without_a_worker_streams_turns_run_by_a_worker_started_elsewhere(
     browser: Browser, tmp_path: Path, server_address: str
 ):

@@ -98,7 +98,9 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     )  # fmt: skip
 
     demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', _serve.demo_command)
-    demo.add_argument('mode', nargs='?', choices=['ask', 'approve', 'deny'], default='ask')
+    demo.add_argument(
+        'mode', nargs='?', choices=['ask', 'approve', 'deny', 'chat'], default='ask', help='chat: the chat page instead'
+    )
     demo.add_argument('--model', help="a real model for the demo agent, e.g. 'openai:gpt-5.2'")
 
     from workflows.chat.__main__ import add_chat_arguments

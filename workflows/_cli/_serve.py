@@ -204,11 +204,23 @@ async def worker_command(args: argparse.Namespace) -> int:
     return 0
 
 
+DEMO_AGENT = 'deploy.demo:demo_agent'
+"""The demo's scripted agent, which `agents demo chat` serves on the chat page."""
+
+
 async def demo_command(args: argparse.Namespace) -> int:
-    """`agents demo [ask|approve|deny]`: the end-to-end demo on an embedded dev server."""
+    """`agents demo [ask|approve|deny|chat]`: the end-to-end demo on an embedded dev server.
+
+    `chat` serves the chat page with the demo's agent instead of answering at the terminal: the same as
+    `agents chat --dev --agents deploy.demo:demo_agent`.
+    """
     from deploy.demo import run_demo
 
     require_dev_server_binary()
+    if args.mode == 'chat':
+        if args.model:
+            raise CommandError('--model is for the terminal demo; the chat demo runs the scripted agent.')
+        return await chat_command(_chat_demo_arguments(args))
     await run_demo(args.mode, task_queue=args.task_queue or DEFAULT_TASK_QUEUE, model=args.model)
     return 0
 
@@ -235,3 +247,13 @@ def codec_command(args: argparse.Namespace) -> int:
 
     codec_main(args.rest)
     return 0
+
+
+def _chat_demo_arguments(args: argparse.Namespace) -> argparse.Namespace:
+    """`agents chat --dev --agents deploy.demo:demo_agent`, keeping the global flags given to `agents demo`."""
+    from workflows.chat.__main__ import add_chat_arguments
+
+    parser = argparse.ArgumentParser(prog='agents demo chat')
+    add_chat_arguments(parser, connection=False)
+    chat = parser.parse_args(['--dev', '--agents', DEMO_AGENT])
+    return argparse.Namespace(**{**vars(args), **vars(chat)})
