@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -51,6 +52,8 @@ async def time_skipping_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await WorkflowEnvironment.start_time_skipping(
         data_converter=pydantic_data_converter,
         test_server_existing_path=os.path.join(sysconfig.get_path('scripts'), 'temporal-test-server'),
+        # The SDK's 5-second default is too short on a busy two-core CI machine.
+        test_server_startup_timeout=timedelta(seconds=60),
     )
     try:
         yield env
