@@ -2,14 +2,21 @@
 
 `AgentTracingInterceptor` is Temporal's `TracingInterceptor` (`temporalio.contrib.opentelemetry`): the client's
 calls open spans (`StartWorkflow:AgentWorkflow`, `StartWorkflowUpdate:...`) and put their context in the
-workflow's headers; the workflow records zero-duration spans for what it does (`StartActivity:...`), only when
-not replaying; each activity attempt runs in a `RunActivity:...` span parented through the activity's headers.
-The `chat` and `execute_tool` spans of the activities nest under those, and through them under `invoke_agent`.
+workflow's headers; each activity attempt runs in a `RunActivity:...` span parented through the activity's
+headers. The `chat` and `execute_tool` spans of the activities nest under those, and through them under
+`invoke_agent`.
 
-One change: Temporal's `RunWorkflow` span gets a span id derived from the workflow run's id and is made the
-current span for the whole workflow run, replaying or not. The run's `invoke_agent` span (see
-`workflows._run_spans`) is therefore its child on every worker that replays the run, and the trace reads
-`StartWorkflow > RunWorkflow > invoke_agent > StartActivity > RunActivity > chat / execute_tool`.
+Two changes:
+- Temporal's `RunWorkflow` span gets a span id derived from the workflow run's id and is made the current span
+  for the whole workflow run, replaying or not. The run's `invoke_agent` span (see `workflows._run_spans`) is
+  therefore its child on every worker that replays the run.
+- Scheduling an activity records no span of its own (Temporal's interceptor records a zero-length
+  `StartActivity:...` span per activity, through a call out of the workflow sandbox): the activity's headers carry
+  the workflow's current span, so each attempt's `RunActivity` span is a direct child of `invoke_agent`. That
+  halves the spans of a tool loop, and the gap between the parent's start and an attempt's start still shows
+  the wait; the attempt's `temporalActivityID` tells attempts of one call apart from other calls.
+
+The trace reads `StartWorkflow > RunWorkflow > invoke_agent > RunActivity > chat / execute_tool`.
 
 Enabled when there is a tracer provider to record with: one given to `with_tracing` (and `build_worker`,
 `connect`, `AgentClient`), or a global one set with `opentelemetry.trace.set_tracer_provider`.
@@ -31,7 +38,17 @@ from temporalio import workflow
 from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor, TracingWorkflowInboundInterceptor
 from temporalio.contrib.opentelemetry._context import attached_context
-from temporalio.worker import ExecuteWorkflowInput, WorkflowInterceptorClassInput
+from temporalio.contrib.opentelemetry._interceptor import (
+    _TracingWorkflowOutboundInterceptor,
+)
+from temporalio.worker import (
+    ExecuteWorkflowInput,
+    StartActivityInput,
+    StartLocalActivityInput,
+    WorkflowInboundInterceptor,
+    WorkflowInterceptorClassInput,
+    WorkflowOutboundInterceptor,
+)
 
 from ._run_spans import FixedIds, deterministic_id
 
@@ -110,7 +127,26 @@ class AgentTracingInterceptor(TracingInterceptor):
         span.end(end_time=params.time_ns)
 
 
+class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):
+    """Temporal's workflow outbound tracing, except that activities get the current context without a span."""
+
+    def start_activity(self, input: StartActivityInput) -> workflow.ActivityHandle[Any]:
+        self._add_context(input)
+        return self.next.start_activity(input)
+
+    def start_local_activity(self, input: StartLocalActivityInput) -> workflow.ActivityHandle[Any]:
+        self._add_context(input)
+        return self.next.start_local_activity(input)
+
+    def _add_context(self, input: StartActivityInput | StartLocalActivityInput) -> None:
+        if not workflow.unsafe.is_replaying():  # a replayed command is never sent: its headers go nowhere
+            input.headers = self.root._context_to_headers(input.headers)
+
+
 class _AgentWorkflowTracing(TracingWorkflowInboundInterceptor):
+    def init(self, outbound: WorkflowOutboundInterceptor) -> None:
+        WorkflowInboundInterceptor.init(self, _ActivityContextOutbound(outbound, self))
+
     async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
         with self._top_level_workflow_context(success_is_complete=True):
             parent = trace.get_current_span().get_span_context()

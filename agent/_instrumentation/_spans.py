@@ -32,7 +32,7 @@ from ._messages import input_messages, output_message, redact_binary, system_ins
 
 if TYPE_CHECKING:
     from agent._model_request_context import ModelRequestContext
-    from agent.models import Model
+    from agent.models import Model, ModelRequestParameters
     from agent.settings import ModelSettings
     from agent.usage import RequestUsage, RunUsage
 
@@ -246,8 +246,7 @@ class ModelRequestSpan:
                 )
 
 
-def _tool_definitions(request_context: ModelRequestContext) -> list[dict[str, Any]]:
-    params = request_context.model_request_parameters
+def _tool_definitions(params: ModelRequestParameters) -> list[dict[str, Any]]:
     definitions: list[dict[str, Any]] = []
     for tool in [*params.function_tools, *params.output_tools]:
         definition: dict[str, Any] = {'type': 'function', 'name': tool.name}
@@ -256,6 +255,35 @@ def _tool_definitions(request_context: ModelRequestContext) -> list[dict[str, An
         definition['parameters'] = tool.parameters_json_schema
         definitions.append(definition)
     return definitions
+
+
+class _ParameterAttributes:
+    """The JSON attributes of a request's parameters, kept for the parameters object last seen.
+
+    A run's requests (and a durable worker's, which keeps parameters it was sent) usually share one parameters
+    object, and serializing tool schemas on every request is most of what a `chat` span costs.
+    """
+
+    def __init__(self) -> None:
+        self._kept: tuple[ModelRequestParameters | None, tuple[object, ...], dict[str, AttributeValue]] = (None, (), {})
+
+    def __call__(self, params: ModelRequestParameters, include_parameters: bool) -> dict[str, AttributeValue]:
+        # The object (held, so its id is not reused) and its tool lists by identity: parameters are replaced, not
+        # edited, but a list could be.
+        key = (include_parameters, *map(id, params.function_tools), None, *map(id, params.output_tools))
+        kept_params, kept_key, attributes = self._kept
+        if kept_params is params and kept_key == key:
+            return attributes
+        attributes = {}
+        if definitions := _tool_definitions(params):
+            attributes['gen_ai.tool.definitions'] = to_json_str(definitions)
+        if include_parameters:
+            attributes['model_request_parameters'] = to_json_str(params)
+        self._kept = (params, key, attributes)
+        return attributes
+
+
+_parameter_attributes = _ParameterAttributes()
 
 
 @contextmanager
@@ -285,10 +313,9 @@ def model_request_span(
         **(attributes or {}),
         **_settings_attributes(request_context.model_settings),
     }
-    if definitions := _tool_definitions(request_context):
-        span_attributes['gen_ai.tool.definitions'] = to_json_str(definitions)
-    if settings.include_model_request_parameters:
-        span_attributes['model_request_parameters'] = to_json_str(request_context.model_request_parameters)
+    span_attributes.update(
+        _parameter_attributes(request_context.model_request_parameters, settings.include_model_request_parameters)
+    )
     metric_attributes = {key: value for key, value in base.items() if key != 'gen_ai.system'}
     started = now_utc()
     error: BaseException | None = None

@@ -66,9 +66,9 @@ def assert_one_trace_of_the_approval_run(trace: Trace) -> None:
     assert trace.ancestors(run) == ['RunWorkflow:AgentWorkflow', 'StartWorkflow:AgentWorkflow']
     model, tool = model_request_activity_name('traced'), call_tool_activity_name('traced')
     for span in trace.named('chat '):
-        assert trace.ancestors(span)[:3] == [f'RunActivity:{model}', f'StartActivity:{model}', 'invoke_agent traced']
+        assert trace.ancestors(span)[:3] == [f'RunActivity:{model}', 'invoke_agent traced', 'RunWorkflow:AgentWorkflow']
     for span in trace.named('execute_tool '):
-        assert trace.ancestors(span)[:3] == [f'RunActivity:{tool}', f'StartActivity:{tool}', 'invoke_agent traced']
+        assert trace.ancestors(span)[:3] == [f'RunActivity:{tool}', 'invoke_agent traced', 'RunWorkflow:AgentWorkflow']
     # The activities' spans carry the run's attributes, as in-process.
     run_id = run.attributes['gen_ai.agent.call.id']
     assert {s.attributes['gen_ai.agent.call.id'] for s in [*trace.named('chat '), *trace.named('execute_tool ')]} == {
@@ -135,12 +135,12 @@ async def test_a_retried_tool_shows_each_attempt_under_its_own_activity_span(cli
     trace.assert_each_span_once()
     tool_spans = trace.named('execute_tool flaky')
     assert [span.error for span in tool_spans] == [True, False]
-    # Each attempt ran in an activity span of its own, both scheduled by the call's one StartActivity span.
+    # Each attempt ran in an activity span of its own, both children of the run's span, for the same activity.
     tool = call_tool_activity_name('retried')
     activity_spans = [trace.parent(span) for span in tool_spans]
     assert [s.name if s else None for s in activity_spans] == [f'RunActivity:{tool}'] * 2
     assert activity_spans[0] != activity_spans[1]
     assert [trace.ancestors(span)[1:3] for span in tool_spans] == [
-        [f'StartActivity:{tool}', 'invoke_agent retried']
+        ['invoke_agent retried', 'RunWorkflow:AgentWorkflow']
     ] * 2
-    assert len({span.parent_id for span in activity_spans if span}) == 1
+    assert len({span.attributes['temporalActivityID'] for span in activity_spans if span}) == 1
