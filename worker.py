@@ -419,19 +419,21 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Repl
     )
 
 
-def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
+def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any] | DurableAgent]:
     """Load agents from `module:attr` references or agent spec files (`.yaml`, `.yml`, `.json`).
 
-    Each is named by the agent's `name`, else by the attribute or the spec file's stem.
+    A reference names an `Agent`, or a `DurableAgent` (an agent with its durable options: activity options, local
+    activities, an approval policy). Each is named by the agent's `name`, else by the attribute or the spec
+    file's stem.
 
     Raises:
-        UserError: for a malformed reference, an object that is not an `Agent`, an invalid spec file, or two
-            different agents under one name.
+        UserError: for a malformed reference, an object that is neither an `Agent` nor a `DurableAgent`, an invalid
+            spec file, or two different agents under one name.
     """
-    agents: dict[str, Agent[Any, Any]] = {}
+    agents: dict[str, Agent[Any, Any] | DurableAgent] = {}
     sources: dict[str, str] = {}
 
-    def add(name: str, agent: Agent[Any, Any], spec: str) -> None:
+    def add(name: str, agent: Agent[Any, Any] | DurableAgent, spec: str) -> None:
         if name in agents and agents[name] is not agent:
             raise UserError(
                 f'Two agents are named {name!r} ({sources[name]} and {spec}): one would silently replace the other. '
@@ -451,9 +453,12 @@ def load_agents(specs: Sequence[str]) -> dict[str, Agent[Any, Any]]:
         if not sep or not attr:
             raise UserError(f'Invalid agent reference {spec!r}: use module:attribute')
         value = getattr(importlib.import_module(module_name), attr)
-        if not isinstance(value, Agent):
-            raise UserError(f'{spec} is a {type(value).__name__}, not an Agent')
-        add(value.name or attr, value, spec)
+        if isinstance(value, DurableAgent):
+            add(value.agent.name or attr, value, spec)
+        elif isinstance(value, Agent):
+            add(value.name or attr, value, spec)
+        else:
+            raise UserError(f'{spec} is a {type(value).__name__}, not an Agent or a DurableAgent')
     return agents
 
 

@@ -299,7 +299,10 @@ def heartbeat_interval(heartbeat_timeout: timedelta | None) -> float:
 
 async def with_heartbeats(operation: Awaitable[T]) -> T:
     """Await `operation`, heartbeating meanwhile so a dead worker is noticed within the heartbeat timeout."""
-    interval = heartbeat_interval(activity.info().heartbeat_timeout)
+    info = activity.info()
+    if info.is_local:
+        return await operation  # a local activity lives and dies with its workflow task: nothing to beat for
+    interval = heartbeat_interval(info.heartbeat_timeout)
     task = asyncio.ensure_future(operation)
     try:
         while True:

@@ -30,6 +30,7 @@ from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from agent.models.function import AgentInfo, FunctionModel
 from agent.usage import RequestUsage
+from workflows import ActivityOptions, DurableAgent
 
 __all__ = (
     'APPROVAL_CALL_ID',
@@ -38,8 +39,11 @@ __all__ = (
     'STAMP',
     'TOOL_NAMES',
     'approval_agent',
+    'approval_agent_local',
     'build_agent',
     'crash_agent',
+    'crash_agent_local',
+    'local',
     'long_run',
     'long_run_agent',
     'long_run_output',
@@ -47,6 +51,7 @@ __all__ = (
     'streamed_chat_agent',
     'tool_loop',
     'tool_loop_agent',
+    'tool_loop_agent_local',
     'tool_loop_output',
 )
 
@@ -202,6 +207,22 @@ approval_agent = build_agent('bench_approval', tool_loop, approval=True)
 """S3 and S5: the tool loop with `lookup` waiting for approval."""
 crash_agent = build_agent('bench_crash', tool_loop, slow_fetch_a=float(os.environ.get('BENCH_SLOW_SECONDS', '2')))
 """S4: the tool loop with a `fetch_a` slow enough to kill its worker in the middle of it."""
+
+
+def local(agent: Agent[None, str]) -> DurableAgent:
+    """`agent` with every model request and tool call as a local activity."""
+    options = ActivityOptions(local=True)
+    return DurableAgent(agent, model_activity=options, tool_activity=options)
+
+
+tool_loop_agent_local = local(build_agent('bench_tool_loop_local', tool_loop))
+"""S1L: the tool loop in local activities."""
+approval_agent_local = local(build_agent('bench_approval_local', tool_loop, approval=True))
+"""S3L: the approval run in local activities."""
+crash_agent_local = local(
+    build_agent('bench_crash_local', tool_loop, slow_fetch_a=float(os.environ.get('BENCH_SLOW_SECONDS', '2')))
+)
+"""S4L: the crash run in local activities."""
 
 
 STAMP = re.compile(r'd(\d+)@(\d+\.\d+) ')

@@ -17,7 +17,7 @@ from temporalio.client import WorkflowHandle
 from ._support import Bench, bounded, history_stats, ms, new_task_queue, p90, retrying, rss_mb, within
 from .bare import bare_client, bare_worker, finish_bare, run_bare, start_bare, wait_bare
 
-__all__ = ('FLOOR_FIGURES', 'against_floor', 's0_floor')
+__all__ = ('FLOOR_FIGURES', 'against_floor', 'floor_of', 's0_floor')
 
 FLOOR_FIGURES: dict[str, tuple[str, ...]] = {
     'S1': (
@@ -36,12 +36,21 @@ FLOOR_FIGURES: dict[str, tuple[str, ...]] = {
 }
 """The figures of each scenario that the floor also measures, under the same names."""
 
+_VARIANTS = {'S1L': 'S1', 'S3L': 'S3'}
+"""Scenarios measured against another's floor (the same work in local activities)."""
+
+
+def floor_of(scenario: str) -> str | None:
+    """The scenario whose floor `scenario` is reported against, if any."""
+    base = _VARIANTS.get(scenario, scenario)
+    return base if base in FLOOR_FIGURES else None
+
 
 async def s0_floor(bench: Bench) -> dict[str, Any]:
     """The bare workflow through the phases of the selected scenarios among S1, S3 and S5."""
     client = bare_client(bench.client)
     floor: dict[str, dict[str, Any]] = {}
-    selected = bench.scenarios or tuple(FLOOR_FIGURES)
+    selected = {floor_of(key) for key in bench.scenarios} if bench.scenarios else set(FLOOR_FIGURES)
     if 'S1' in selected:
         floor['S1'] = await _tool_loop(bench, client)
     if 'S3' in selected:
@@ -54,10 +63,11 @@ async def s0_floor(bench: Bench) -> dict[str, Any]:
 
 def against_floor(bench: Bench, scenario: str, metrics: dict[str, Any]) -> dict[str, Any]:
     """`S0` (the floor's figures for `scenario`) and `over_S0` (the scenario's over the floor's), if measured."""
-    floor = bench.floor.get(scenario)
-    if not floor or 'error' in metrics:
+    base = floor_of(scenario)
+    floor = bench.floor.get(base) if base is not None else None
+    if base is None or not floor or 'error' in metrics:
         return {}
-    mine = {key: floor[key] for key in FLOOR_FIGURES[scenario] if key in floor}
+    mine = {key: floor[key] for key in FLOOR_FIGURES[base] if key in floor}
     ratios = {
         key: round(metrics[key] / value, 2)
         for key, value in mine.items()

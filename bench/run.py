@@ -35,9 +35,9 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from agent import DeferredToolResults
+from agent import Agent, DeferredToolResults
 from worker import build_worker, start_dev_server, temporal_cli_path
-from workflows import AgentRunOutput, AgentWorkflow, data_converter
+from workflows import AgentRunOutput, AgentWorkflow, DurableAgent, data_converter
 
 from ._support import (
     NO_REQUEST_LIMIT,
@@ -65,21 +65,33 @@ from .agents import (
     DEFAULT_PAYLOAD,
     LONG_PAYLOAD,
     approval_agent,
+    approval_agent_local,
     long_run_agent,
     long_run_output,
     tool_loop_agent,
+    tool_loop_agent_local,
     tool_loop_output,
 )
 from .chat import s8_streamed_chat
-from .floor import FLOOR_FIGURES, against_floor, s0_floor
+from .floor import against_floor, floor_of, s0_floor
 from .instrumentation import s1_instrumentation_cost
 from .replay import s6_replay
 
 
 async def s1_tool_loop(bench: Bench) -> dict[str, Any]:
-    name, expected, queue = 'bench_tool_loop', tool_loop_output(), new_task_queue('S1')
+    return await tool_loop_phases(bench, tool_loop_agent)
+
+
+async def s1_tool_loop_local(bench: Bench) -> dict[str, Any]:
+    return await tool_loop_phases(bench, tool_loop_agent_local)
+
+
+async def tool_loop_phases(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
+    """S1's phases for `agent` (the tool loop as activities, or in local activities)."""
+    in_process_agent = agent.agent if isinstance(agent, DurableAgent) else agent
+    name, expected, queue = in_process_agent.name or '', tool_loop_output(), new_task_queue('S1')
     sequential, total, in_flight = (10, 40, 20) if bench.quick else (20, 100, 20)
-    async with build_worker(bench.client, {name: tool_loop_agent}, task_queue=queue):
+    async with build_worker(bench.client, {name: agent}, task_queue=queue):
         for _ in range(2):
             await run_durable(bench.client, queue, name, 'go', expected)
         walls: list[float] = []
@@ -96,7 +108,7 @@ async def s1_tool_loop(bench: Bench) -> dict[str, Any]:
         loaded = [history_stats(h) for h in await bounded(20, [run[1].fetch_history for run in runs])]
 
     async def in_process() -> None:
-        result = await tool_loop_agent.run('go')
+        result = await in_process_agent.run('go')
         assert result.output == expected
 
     local = await inprocess_wall(in_process, sequential)
@@ -179,13 +191,23 @@ result = await handle.result()
 
 
 async def s3_approval(bench: Bench) -> dict[str, Any]:
-    name, expected, queue = 'bench_approval', tool_loop_output(), new_task_queue('S3')
+    return await approval_phases(bench, approval_agent)
+
+
+async def s3_approval_local(bench: Bench) -> dict[str, Any]:
+    return await approval_phases(bench, approval_agent_local)
+
+
+async def approval_phases(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
+    """S3 for `agent` (the approval run as activities, or in local activities)."""
+    name = (agent.agent if isinstance(agent, DurableAgent) else agent).name or ''
+    expected, queue = tool_loop_output(), new_task_queue('S3')
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
     measured = 5
     to_wait: list[float] = []
     to_result: list[float] = []
     handle = None
-    async with build_worker(bench.client, {name: approval_agent}, task_queue=queue):
+    async with build_worker(bench.client, {name: agent}, task_queue=queue):
         for attempt in range(1 + measured):  # the first is a warm-up
             started = time.perf_counter()
             handle = await start(bench.client, queue, name, 'go')
@@ -208,13 +230,15 @@ async def s3_approval(bench: Bench) -> dict[str, Any]:
     }
 
 
-async def spawn_worker(client: Client, queue: str, counter: Path, stderr: Path) -> asyncio.subprocess.Process:
+async def spawn_worker(
+    client: Client, queue: str, counter: Path, stderr: Path, agent: str = 'crash_agent'
+) -> asyncio.subprocess.Process:
     with stderr.open('ab') as err:
         return await asyncio.create_subprocess_exec(
             sys.executable,
             str(ROOT / 'worker.py'),
             '--agents',
-            'bench.agents:crash_agent',
+            f'bench.agents:{agent}',
             '--address',
             client.service_client.config.target_host,
             '--task-queue',
@@ -266,15 +290,20 @@ async def s4_crash_resume(bench: Bench) -> dict[str, Any]:
     return metrics
 
 
-async def crash_and_resume(client: Client) -> dict[str, Any]:
+async def s4_crash_resume_local(bench: Bench) -> dict[str, Any]:
+    return await crash_and_resume(bench.client, local=True)
+
+
+async def crash_and_resume(client: Client, *, local: bool = False) -> dict[str, Any]:
     queue, kill_after = new_task_queue('S4'), 0.5
+    agent, name = ('crash_agent_local', 'bench_crash_local') if local else ('crash_agent', 'bench_crash')
     with tempfile.TemporaryDirectory(prefix='bench-s4-') as tmp:
         counter, stderr = Path(tmp) / 'counter.log', Path(tmp) / 'worker.log'
         workers: list[asyncio.subprocess.Process] = []
         try:
-            workers.append(first := await spawn_worker(client, queue, counter, stderr))
+            workers.append(first := await spawn_worker(client, queue, counter, stderr, agent))
             await wait_ready(first, stderr)
-            handle = await start(client, queue, 'bench_crash', 'go')
+            handle = await start(client, queue, name, 'go')
             await wait_for_word(counter, 'fetch_a')
             await asyncio.sleep(kill_after)  # well inside fetch_a's 2 s sleep; fetch_b has long returned
             first.send_signal(signal.SIGKILL)
@@ -282,7 +311,7 @@ async def crash_and_resume(client: Client) -> dict[str, Any]:
             killed_at = time.time()
 
             restarted = time.perf_counter()
-            workers.append(second := await spawn_worker(client, queue, counter, stderr))
+            workers.append(second := await spawn_worker(client, queue, counter, stderr, agent))
             await wait_ready(second, stderr)
             ready = time.perf_counter()
             try:
@@ -317,6 +346,7 @@ async def crash_and_resume(client: Client) -> dict[str, Any]:
         'retry_started_after_kill_s': [round(e.event_time.ToDatetime().timestamp() - killed_at, 2) for e in retried],
         'history_events': stats['history_events'],
         'activities_scheduled': stats['activities_scheduled'],
+        'workflow_task_timeouts': stats['workflow_task_timeouts'],
     }
 
 
@@ -418,10 +448,13 @@ class Scenario:
 SCENARIOS = {
     'S0': Scenario('floor', s0_floor, 1200),
     'S1': Scenario('tool_loop', s1_tool_loop, 300),
+    'S1L': Scenario('tool_loop_local_activities', s1_tool_loop_local, 300),
     'S1OTEL': Scenario('tool_loop_instrumentation_cost', s1_instrumentation_cost, 300),
     'S2': Scenario('long_run', s2_long_run, 300),
     'S3': Scenario('approval', s3_approval, 120),
+    'S3L': Scenario('approval_local_activities', s3_approval_local, 120),
     'S4': Scenario('crash_resume', s4_crash_resume, 120),
+    'S4L': Scenario('crash_resume_local_activities', s4_crash_resume_local, 120),
     'S5': Scenario('waiting_at_scale', s5_waiting_at_scale, 900),
     'S6': Scenario('replay', s6_replay, 120),
     'S7': Scenario('marathon', s7_marathon, 1200),
@@ -476,7 +509,7 @@ def parse_scenarios(text: str) -> list[str]:
     unknown = [key for key in keys if key not in SCENARIOS]
     if unknown or not keys:
         raise argparse.ArgumentTypeError(f'unknown scenarios {unknown}; choose from {", ".join(SCENARIOS)}')
-    if 'S0' not in keys and any(key in FLOOR_FIGURES for key in keys):
+    if 'S0' not in keys and any(floor_of(key) for key in keys):
         keys.insert(0, 'S0')  # they are reported against the floor, measured in the same invocation
     return keys
 

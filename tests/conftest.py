@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
 from collections.abc import AsyncIterator, Iterator
+from datetime import timedelta
 
 import pytest
 import pytest_asyncio

@@ -23,6 +23,15 @@ class ActivityOptions:
     (activities beat four times per timeout while the call runs, so a late or lost beat is not a death)."""
     retry_policy: RetryPolicy | None = None
     """Retries; `None` uses Temporal's default (retry with backoff, without limit)."""
+    local: bool = False
+    """Run as a local activity: on the worker running the workflow, inside its workflow task, with only the result
+    recorded in the history. A short step (a fast tool, a quick model) then costs no round trip through the
+    server: a whole tool loop can complete in one workflow task. The trade-offs: a local activity sends no
+    heartbeats (`heartbeat_timeout` is not used), so a worker that dies mid-call is noticed when the workflow task
+    times out (10 seconds by default) and the call then runs again from its start on another worker; its input is
+    not in the history; and a call longer than the workflow task timeout keeps that task open (the worker extends
+    it) instead of letting other work for the run through. Suited to steps that take well under a few seconds and
+    are safe to run again."""
 
     def check(self, what: str) -> None:
         """Raise `UserError` naming `what` if the options cannot work."""

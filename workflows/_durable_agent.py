@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
 
@@ -16,7 +16,7 @@ from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, Ac
 from ._approval_policy import ApprovalPolicy
 from ._result_size import RESULT_MESSAGES_BUDGET
 
-__all__ = ('DeferredNotifier', 'DurableAgent')
+__all__ = ('DeferredNotifier', 'DurableAgent', 'with_event_stream_handler')
 
 DeferredNotifier = Callable[[DeferredNotice], Awaitable[None]]
 """Called (as an activity) when tool calls start waiting for results, and again for each reminder."""
@@ -113,3 +113,10 @@ def _static_tool_names(agent: Agent[Any, Any]) -> set[str] | None:
         tools: dict[str, Any] = cast(dict[str, Any], toolset.tools)
         names.update(tools)
     return names
+
+
+def with_event_stream_handler(agent: Agent[Any, Any] | DurableAgent, handler: EventStreamHandler) -> DurableAgent:
+    """`agent` as a `DurableAgent` whose activities send their events to `handler`, its other options kept."""
+    if isinstance(agent, DurableAgent):
+        return replace(agent, event_stream_handler=handler)
+    return DurableAgent(agent, event_stream_handler=handler)

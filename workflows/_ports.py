@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -39,7 +39,7 @@ from agent.capabilities import (
 from agent.toolsets import AbstractToolset
 
 from ._activity_ids import ActivityIds
-from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY
+from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
 from ._remote_toolset import ActivityListedToolset
@@ -50,6 +50,34 @@ from ._run_spans import SpanGate, durable_settings
 __all__ = ('WorkflowPorts',)
 
 NOTIFY_TIMEOUT = timedelta(minutes=1)
+
+T = TypeVar('T')
+
+
+async def _execute(
+    name: str, arg: Any, options: ActivityOptions, *, activity_id: str, result_type: type[T], summary: str
+) -> T:
+    """Run activity `name` as `options` say: a (regular) activity, or a local one."""
+    if options.local:
+        return await workflow.execute_local_activity(
+            name,
+            arg,
+            activity_id=activity_id,
+            result_type=result_type,
+            start_to_close_timeout=options.start_to_close_timeout,
+            retry_policy=options.retry_policy,
+            summary=summary,
+        )
+    return await workflow.execute_activity(
+        name,
+        arg,
+        activity_id=activity_id,
+        result_type=result_type,
+        start_to_close_timeout=options.start_to_close_timeout,
+        heartbeat_timeout=options.heartbeat_timeout,
+        retry_policy=options.retry_policy,
+        summary=summary,
+    )
 
 
 class WorkflowPorts(RunPorts):
@@ -110,14 +138,12 @@ class WorkflowPorts(RunPorts):
         activity_id = self.activity_ids.model_request(inp.ctx.run_step)
         self._in_flight[activity_id] = f'Waiting for the model: {summary}'
         try:
-            return await workflow.execute_activity(
+            return await _execute(
                 model_request_activity_name(self.agent_name),
                 inp,
+                options,
                 activity_id=activity_id,
                 result_type=ModelRequestOutput,
-                start_to_close_timeout=options.start_to_close_timeout,
-                heartbeat_timeout=options.heartbeat_timeout,
-                retry_policy=options.retry_policy,
                 summary=summary,
             )
         finally:
@@ -171,14 +197,12 @@ class WorkflowPorts(RunPorts):
             summary = tool_call_summary(call)
             self._in_flight[activity_id] = f'Calling {summary}'
             try:
-                output = await workflow.execute_activity(
+                output = await _execute(
                     call_tool_activity_name(self.agent_name),
                     CallToolInput(ActivityRunContext.from_run_context(ctx), call, validated, max_result_bytes=limit),
+                    options,
                     activity_id=activity_id,
                     result_type=CallToolOutput,
-                    start_to_close_timeout=options.start_to_close_timeout,
-                    heartbeat_timeout=options.heartbeat_timeout,
-                    retry_policy=options.retry_policy,
                     summary=summary,
                 )
             except ActivityError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent import Agent, RunContext
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from workflows import ActivityOptions, DurableAgent
 
 
 def _respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -40,3 +41,9 @@ async def slow_step(ctx: RunContext[None]) -> str:
     # Long enough for the test to kill the worker while this runs (the S4 scenario's 2 s tool).
     await asyncio.sleep(float(os.environ.get('CRASH_TOOL_SECONDS', '2')))
     return 'slow done'
+
+
+crash_agent_local = DurableAgent(
+    crash_agent, model_activity=ActivityOptions(local=True), tool_activity=ActivityOptions(local=True)
+)
+"""The same agent with every model request and tool call as a local activity."""

@@ -23,13 +23,18 @@ ROOT = Path(__file__).parent.parent.parent
 
 
 async def start_worker(
-    env: WorkflowEnvironment, task_queue: str, log: Path, *, stdout: int = asyncio.subprocess.DEVNULL
+    env: WorkflowEnvironment,
+    task_queue: str,
+    log: Path,
+    *,
+    stdout: int = asyncio.subprocess.DEVNULL,
+    agent: str = 'crash_agent',
 ) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable,
         str(ROOT / 'worker.py'),
         '--agents',
-        'tests.durable.crash_agent:crash_agent',
+        f'tests.durable.crash_agent:{agent}',
         '--address',
         env.client.service_client.config.target_host,
         '--task-queue',
@@ -114,3 +119,37 @@ async def test_sigterm_lets_the_running_tool_finish_before_the_worker_exits(
         await second.wait()
     assert result.output == 'quick done | slow done'
     assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1']
+
+
+async def test_a_worker_killed_mid_local_activity_is_replaced_when_the_workflow_task_times_out(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    log = tmp_path / 'tools.log'
+    first = await start_worker(temporal_env, task_queue, log, agent='crash_agent_local')
+    handle = await client.start_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent='crash_agent', prompt='go'),
+        id=f'crash-local-{uuid.uuid4()}',
+        task_queue=task_queue,
+    )
+    await wait_for_line(log, 'slow_step slow-1')
+    first.send_signal(signal.SIGKILL)
+    await first.wait()
+    killed = time.monotonic()
+
+    second = await start_worker(temporal_env, task_queue, log, agent='crash_agent_local')
+    try:
+        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 40)
+    finally:
+        second.kill()
+        await second.wait()
+    recovery = time.monotonic() - killed
+
+    assert result.output == 'quick done | slow done'
+    # Local activities are recorded when their workflow task completes: the dead worker's task never did, so the
+    # new worker ran the whole loop again, from the first tool, once the task's 10-second timeout let it.
+    assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1'] * 2
+    assert 9 < recovery < 25
+    history = await handle.fetch_history()
+    timed_out = [e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT]
+    assert len(timed_out) == 1

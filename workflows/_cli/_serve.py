@@ -59,7 +59,7 @@ def load(specs: list[str]) -> dict[str, Any]:
         ) from exc
     except AttributeError as exc:
         raise CommandError(
-            f'Cannot load --agents {" ".join(specs)}: {exc}.\nUse module:attribute of an Agent.'
+            f'Cannot load --agents {" ".join(specs)}: {exc}.\nUse module:attribute of an Agent or a DurableAgent.'
         ) from exc
 
 
@@ -161,7 +161,7 @@ async def worker_command(args: argparse.Namespace) -> int:
     """
     from worker import build_worker, start_dev_server, web_ui_url
     from worker import connect as connect_worker
-    from workflows import DurableAgent
+    from workflows._durable_agent import with_event_stream_handler
     from workflows._telemetry import configure_from_env
 
     if args.graceful_shutdown < 0:
@@ -174,7 +174,7 @@ async def worker_command(args: argparse.Namespace) -> int:
     agents: dict[str, Any] = dict(loaded)
     if publisher is not None:
         # One sender for the whole process, closed (sending what is queued) once the worker has stopped.
-        agents = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in loaded.items()}
+        agents = {name: with_event_stream_handler(agent, publisher) for name, agent in loaded.items()}
     task_queue = args.task_queue or DEFAULT_TASK_QUEUE
     env = None
     if args.dev:

@@ -45,7 +45,7 @@ from temporalio.client import Client
 from agent import Agent
 from agent.exceptions import UserError
 from agent.ui.web import bearer_token_auth, create_chat_app
-from workflows._durable_agent import DurableAgent
+from workflows._durable_agent import DurableAgent, with_event_stream_handler
 
 from ._backend import DurableChatBackend
 from ._hub import TurnEventHub
@@ -163,7 +163,9 @@ def _address(host: str, port: int) -> str:
 
 
 async def serve(
-    args: argparse.Namespace, agents: Mapping[str, Agent[Any, Any]], settings: Mapping[str, Any] | None = None
+    args: argparse.Namespace,
+    agents: Mapping[str, Agent[Any, Any] | DurableAgent],
+    settings: Mapping[str, Any] | None = None,
 ) -> None:
     """Start the worker (unless `--no-worker`) and serve the page until interrupted.
 
@@ -200,7 +202,7 @@ async def serve(
             worker: AbstractAsyncContextManager[Any] = nullcontext()
             if not args.no_worker:
                 publisher = InMemoryPublisher(chat.hub)
-                durable = {name: DurableAgent(agent, event_stream_handler=publisher) for name, agent in agents.items()}
+                durable = {name: with_event_stream_handler(agent, publisher) for name, agent in agents.items()}
                 worker = build_worker(client, durable, task_queue=task_queue)
             # Bound here, so the printed address has the real port.
             listener = _listen(args.host, args.port)
