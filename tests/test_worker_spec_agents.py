@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from agent import UserError
+from agent import Agent, UserError
 from agent.capabilities import ReinjectSystemPrompt, Thinking
 from agent.messages import ModelRequest
 from worker import build_worker, load_agents
@@ -32,8 +32,10 @@ def test_spec_files_load_next_to_module_references(tmp_path: Path) -> None:
     unnamed.write_text('{"model": "test", "capabilities": ["Thinking"]}')
     agents = load_agents([str(named), str(unnamed), 'tests.durable.crash_agent:crash_agent'])
     assert list(agents) == ['spec_helper', 'fallback', 'crash_agent']
-    assert agents['spec_helper'].capabilities == [Thinking(effort='low'), ReinjectSystemPrompt()]
-    assert agents['fallback'].capabilities == [Thinking()]
+    helper, fallback = agents['spec_helper'], agents['fallback']
+    assert isinstance(helper, Agent) and isinstance(fallback, Agent)
+    assert helper.capabilities == [Thinking(effort='low'), ReinjectSystemPrompt()]
+    assert fallback.capabilities == [Thinking()]
 
 
 def test_missing_or_invalid_spec_files_are_user_errors(tmp_path: Path) -> None:
@@ -61,3 +63,18 @@ async def test_an_agent_defined_by_a_spec_file_runs_durably(client: Client, task
     request = output.new_messages[0]
     assert isinstance(request, ModelRequest)
     assert request.instructions == 'Answer briefly.'
+
+
+def test_a_reference_may_name_a_durable_agent_with_its_options() -> None:
+    from workflows import DurableAgent
+
+    agents = load_agents(['tests.durable.crash_agent:crash_agent_local'])
+    assert list(agents) == ['crash_agent']  # named by its agent
+    durable = agents['crash_agent']
+    assert isinstance(durable, DurableAgent)
+    assert durable.model_activity.local and durable.tool_activity.local
+
+
+def test_a_reference_to_something_else_says_what_it_is() -> None:
+    with pytest.raises(UserError, match=r'tests.durable.crash_agent:Path is a type, not an Agent or a DurableAgent'):
+        load_agents(['tests.durable.crash_agent:Path'])

@@ -274,7 +274,7 @@ class _ParameterAttributes:
         kept_params, kept_key, attributes = self._kept
         if kept_params is params and kept_key == key:
             return attributes
-        attributes = {}
+        attributes: dict[str, AttributeValue] = {}
         if definitions := _tool_definitions(params):
             attributes['gen_ai.tool.definitions'] = to_json_str(definitions)
         if include_parameters:
