@@ -33,7 +33,8 @@ def test_spec_files_load_next_to_module_references(tmp_path: Path) -> None:
     agents = load_agents([str(named), str(unnamed), 'tests.durable.crash_agent:crash_agent'])
     assert list(agents) == ['spec_helper', 'fallback', 'crash_agent']
     helper, fallback = agents['spec_helper'], agents['fallback']
-    assert isinstance(helper, Agent) and isinstance(fallback, Agent)
+    assert isinstance(helper, Agent)
+    assert isinstance(fallback, Agent)
     assert helper.capabilities == [Thinking(effort='low'), ReinjectSystemPrompt()]
     assert fallback.capabilities == [Thinking()]
 
@@ -72,7 +73,8 @@ def test_a_reference_may_name_a_durable_agent_with_its_options() -> None:
     assert list(agents) == ['crash_agent']  # named by its agent
     durable = agents['crash_agent']
     assert isinstance(durable, DurableAgent)
-    assert durable.model_activity.local and durable.tool_activity.local
+    assert durable.model_activity.local
+    assert durable.tool_activity.local
 
 
 def test_a_reference_to_something_else_says_what_it_is() -> None:
