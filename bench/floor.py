@@ -36,7 +36,7 @@ FLOOR_FIGURES: dict[str, tuple[str, ...]] = {
 }
 """The figures of each scenario that the floor also measures, under the same names."""
 
-_VARIANTS = {'S1L': 'S1', 'S3L': 'S3'}
+_VARIANTS = {'S1L': 'S1', 'S3L': 'S3', 'S5L': 'S5'}
 """Scenarios measured against another's floor (the same work in local activities)."""
 
 

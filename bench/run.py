@@ -351,7 +351,17 @@ async def crash_and_resume(client: Client, *, local: bool = False) -> dict[str, 
 
 
 async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
-    name, expected, queue = 'bench_approval', tool_loop_output(), new_task_queue('S5')
+    return await waiting_at_scale(bench, approval_agent)
+
+
+async def s5_waiting_at_scale_local(bench: Bench) -> dict[str, Any]:
+    return await waiting_at_scale(bench, approval_agent_local)
+
+
+async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
+    """S5 for `agent` (the approval run as activities, or in local activities)."""
+    name = (agent.agent if isinstance(agent, DurableAgent) else agent).name or ''
+    expected, queue = tool_loop_output(), new_task_queue('S5')
     count = 100 if bench.quick else 1000
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
     options: dict[str, Any] = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
@@ -360,7 +370,7 @@ async def s5_waiting_at_scale(bench: Bench) -> dict[str, Any]:
     async def send_approval(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> None:
         await retrying(lambda: handle.signal(AgentWorkflow.submit_deferred_tool_results, approve))
 
-    worker = build_worker(bench.client, {name: approval_agent}, task_queue=queue, **options)
+    worker = build_worker(bench.client, {name: agent}, task_queue=queue, **options)
     async with worker:
         warm = await start(bench.client, queue, name, 'go')
         await wait_for_state(warm, 'awaiting_deferred_tools')
@@ -456,6 +466,7 @@ SCENARIOS = {
     'S4': Scenario('crash_resume', s4_crash_resume, 120),
     'S4L': Scenario('crash_resume_local_activities', s4_crash_resume_local, 120),
     'S5': Scenario('waiting_at_scale', s5_waiting_at_scale, 900),
+    'S5L': Scenario('waiting_at_scale_local_activities', s5_waiting_at_scale_local, 900),
     'S6': Scenario('replay', s6_replay, 120),
     'S7': Scenario('marathon', s7_marathon, 1200),
     'S8': Scenario('streamed_chat', s8_streamed_chat, 600),

@@ -27,3 +27,14 @@ def test_a_scenario_line_repeats_the_floors_figures_and_divides_by_them() -> Non
     }
     assert against_floor(bench, 'S1', metrics) == {}
     assert against_floor(bench, 'S3', {'error': 'TimeoutError: ...'}) == {}
+
+
+def test_local_activity_variants_are_measured_against_their_scenarios_floor() -> None:
+    assert parse_scenarios('S1L,S5L') == ['S0', 'S1L', 'S5L']
+    assert parse_scenarios('S4L') == ['S4L']  # no floor for the crash scenario
+    bench = Bench(env=None, quick=True, scenarios=('S0', 'S3L'))  # pyright: ignore[reportArgumentType]
+    bench.floor['S3'] = {'signal_to_result_ms': 80.0}
+    assert against_floor(bench, 'S3L', {'signal_to_result_ms': 40.0}) == {
+        'S0': {'signal_to_result_ms': 80.0},
+        'over_S0': {'signal_to_result_ms': 0.5},
+    }
