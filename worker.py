@@ -374,7 +374,7 @@ class AgentWorker(Worker):
         **options: Any,
     ) -> None:
         self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
-        self._evictions = WaitingRunEvictions() if evict_waiting_runs else None
+        self._evictions = WaitingRunEvictions(client) if evict_waiting_runs else None
         options['workflow_runner'] = AgentWorkflowRunner(
             options.get('workflow_runner') or workflow_runner(),
             waiting=self._evictions.note if self._evictions is not None else None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
-from temporalio.api.enums.v1 import EventType
+from temporalio.api.enums.v1 import EventType, TimeoutType
 from temporalio.client import Client, WorkflowHandle, WorkflowHistory
 from temporalio.service import RPCError, RPCStatusCode
 from temporalio.testing import WorkflowEnvironment
@@ -134,6 +134,14 @@ def history_stats(history: WorkflowHistory) -> dict[str, Any]:
         'workflow_tasks': types[EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED],
         'workflow_task_failures': types[EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED],
         'workflow_task_timeouts': types[EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT],
+        # Of those, tasks that waited out a sticky queue's schedule-to-start timeout (the rest ran out of time).
+        'workflow_task_timeouts_waiting': sum(
+            1
+            for event in history.events
+            if event.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT
+            and event.workflow_task_timed_out_event_attributes.timeout_type
+            == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
+        ),
         'workflow_runs': 1 + types[EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW],
         'activity_retries': sum(
             1

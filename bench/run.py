@@ -415,6 +415,7 @@ async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent)
         'waiting_runs_evicted_in_burst': evicted_in_burst,
         'workflow_task_failures': sum(run['workflow_task_failures'] for run in stats),
         'workflow_task_timeouts': sum(run['workflow_task_timeouts'] for run in stats),
+        'workflow_task_timeouts_waiting': sum(run['workflow_task_timeouts_waiting'] for run in stats),
         'runs_with_failed_or_timed_out_tasks': sum(1 for f in failures if f),
         'activity_retries': sum(run['activity_retries'] for run in stats),
         'max_concurrent_workflow_tasks': config.get('max_concurrent_workflow_tasks'),

@@ -24,8 +24,15 @@ How, since the SDK has no public call to evict one run:
 
 The eviction request is the private part: core's `request_workflow_eviction` (which every SDK's bridge exposes),
 reached through the worker's `_bridge_worker`; `tests/durable/test_eviction.py` pins both. On a cache miss core
-fetches the run's full history itself, so the next task of an evicted run fails nothing and needs no sticky-queue
-reset.
+fetches the run's full history itself, so the next task of an evicted run fails nothing.
+
+The worker then also resets the run's stickiness on the server (`ResetStickyTaskQueue`, one call per eviction), so
+the task that resumes it goes to the task queue every worker polls instead of this worker's own sticky queue:
+- a run waiting for days is not tied to the worker that last served it (if that worker is gone when the answer
+  comes, the task does not first wait out the sticky queue's schedule-to-start timeout);
+- under a burst of answers, resumed runs wait their turn in the normal queue, which has no schedule-to-start
+  timeout, instead of timing out of a busy worker's sticky queue by the hundred.
+The run has just left this worker's cache, so a sticky task would have been a replay anyway.
 
 The price is one replay when the run resumes (about 9 ms of worker CPU for the benchmark's approval run, whose
 history is 14 events at that point), and one for each `status` query while it waits (a query replays the run,
@@ -34,11 +41,17 @@ which then leaves the cache again); the approvals inbox reads search attributes,
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
 import temporalio.workflow
+from temporalio.api.common.v1 import WorkflowExecution
+from temporalio.api.workflowservice.v1 import ResetStickyTaskQueueRequest
 from temporalio.bridge.proto.workflow_completion import WorkflowActivationCompletion
+from temporalio.client import Client
+from temporalio.service import RPCError
 
 __all__ = ('WAITING_EXTERN', 'WaitingRunEvictions', 'watch_waiting')
 
@@ -56,17 +69,26 @@ def watch_waiting(predicate: Callable[[], bool]) -> None:
         register(predicate)
 
 
-class WaitingRunEvictions:
-    """One worker's evictions of waiting runs: the runner that notes them and the hook that requests them."""
+log = logging.getLogger(__name__)
 
-    def __init__(self) -> None:
-        self._noted: set[str] = set()
+
+class WaitingRunEvictions:
+    """One worker's evictions of waiting runs: the runner that notes them and the hook that requests them.
+
+    Args:
+        client: The worker's client, to reset an evicted run's stickiness with; `None` to leave it sticky.
+    """
+
+    def __init__(self, client: Client | None = None) -> None:
+        self._client = client
+        self._noted: dict[str, str] = {}  # run id -> workflow id
+        self._resets: set[asyncio.Task[None]] = set()
         self.requested = 0
         """Evictions requested so far (a run is counted each time it starts waiting again)."""
 
-    def note(self, run_id: str) -> None:
+    def note(self, workflow_id: str, run_id: str) -> None:
         """Evict run `run_id` once its current activation is completed (called from workflow task threads)."""
-        self._noted.add(run_id)  # set.add is atomic
+        self._noted[run_id] = workflow_id  # one item set: atomic
 
     def install(self, worker: Any) -> None:
         """Request the noted evictions on `worker` (a `temporalio.worker.Worker`) once their completions are sent.
@@ -81,12 +103,26 @@ class WaitingRunEvictions:
         try:
             await bridge.complete_workflow_activation(completion)
         except BaseException:
-            self._noted.discard(run_id)
+            self._noted.pop(run_id, None)
             raise
-        if run_id in self._noted:
-            self._noted.discard(run_id)
+        workflow_id = self._noted.pop(run_id, None)
+        if workflow_id is not None:
             self.requested += 1
             bridge.request_workflow_eviction(run_id)
+            if self._client is not None:
+                task = asyncio.create_task(self._reset_stickiness(self._client, workflow_id, run_id))
+                self._resets.add(task)  # held until done: the loop keeps only weak references to tasks
+                task.add_done_callback(self._resets.discard)
+
+    async def _reset_stickiness(self, client: Client, workflow_id: str, run_id: str) -> None:
+        request = ResetStickyTaskQueueRequest(
+            namespace=client.namespace, execution=WorkflowExecution(workflow_id=workflow_id, run_id=run_id)
+        )
+        try:
+            await client.workflow_service.reset_sticky_task_queue(request)
+        except RPCError as exc:
+            # Only a cost: the run's next task goes to this worker's sticky queue, as without the reset.
+            log.debug('Could not reset the stickiness of run %s of %s: %s', run_id, workflow_id, exc)
 
 
 class _EvictingBridge:

@@ -74,13 +74,13 @@ class AgentWorkflowRunner(WorkflowRunner):
 
     Args:
         inner: The runner that runs the workflows.
-        waiting: Called with the run id, from the workflow task's thread, when an activation left the run waiting
-            for a person; `None` to not watch.
+        waiting: Called with the workflow id and the run id, from the workflow task's thread, when an activation
+            left the run waiting for a person; `None` to not watch.
         context_free: The worker's data converter ignores serialization contexts (`ignores_contexts`).
     """
 
     def __init__(
-        self, inner: WorkflowRunner, *, waiting: Callable[[str], None] | None = None, context_free: bool = False
+        self, inner: WorkflowRunner, *, waiting: Callable[[str, str], None] | None = None, context_free: bool = False
     ) -> None:
         self._inner = inner
         self._waiting = waiting
@@ -101,7 +101,7 @@ class AgentWorkflowRunner(WorkflowRunner):
             if self._context_free
             else None
         )
-        return _Instance(self._inner.create_instance(det), watch, self._waiting, own)
+        return _Instance(self._inner.create_instance(det), det.info.workflow_id, watch, self._waiting, own)
 
 
 def _only_queries(act: WorkflowActivation) -> bool:
@@ -121,11 +121,13 @@ class _Instance(WorkflowInstance):
     def __init__(
         self,
         inner: WorkflowInstance,
+        workflow_id: str,
         watch: _Watch,
-        waiting: Callable[[str], None] | None,
+        waiting: Callable[[str, str], None] | None,
         own_context: WorkflowSerializationContext | None,
     ) -> None:
         self._inner = inner
+        self._workflow_id = workflow_id
         self._watch = watch
         self._waiting = waiting
         self._own_context = own_context
@@ -141,7 +143,7 @@ class _Instance(WorkflowInstance):
             and not any(job.HasField('remove_from_cache') for job in act.jobs)
             and _holds(predicate)
         ):
-            self._waiting(act.run_id)
+            self._waiting(self._workflow_id, act.run_id)
         return completion
 
     def get_serialization_context(self, command_info: object) -> temporalio.converter.SerializationContext | None:

@@ -132,3 +132,32 @@ async def test_a_running_run_is_not_evicted(client: Client, task_queue: str) -> 
         )
         assert result.output == 'done'
         assert worker.waiting_runs_evicted == 0
+
+
+async def test_an_evicted_run_resumes_from_the_queue_every_worker_polls(client: Client, task_queue: str) -> None:
+    from temporalio.api.enums.v1 import TaskQueueKind
+
+    runs_of_wire.clear()
+    first = build_worker(client, AGENTS, task_queue=task_queue)
+    async with first:
+        handle = await _start(client, task_queue)
+        await _until(lambda: first.waiting_runs_evicted >= 1, 'the waiting run was never evicted')
+        await asyncio.sleep(0.5)  # the stickiness reset is sent after the eviction, off the workflow task's path
+    # The worker that served the run is gone; another one takes the approval's workflow task straight away, from the
+    # normal queue, instead of after the dead worker's sticky queue timed out.
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'wire-1': True}))
+        result = await asyncio.wait_for(handle.result(), 10)
+    assert result.output == 'wired 5; rate 1.1'
+    history = await handle.fetch_history()
+    signalled = next(
+        e.event_id for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+    )
+    resumed = next(
+        e
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED and e.event_id > signalled
+    )
+    assert resumed.workflow_task_scheduled_event_attributes.task_queue.kind == TaskQueueKind.TASK_QUEUE_KIND_NORMAL
+    assert resumed.workflow_task_scheduled_event_attributes.task_queue.name == task_queue
+    assert [e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT] == []
