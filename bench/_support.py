@@ -48,6 +48,8 @@ class Bench:
     """Workflow task slots of the S5 worker (0: the SDK's default)."""
     s5_evict: bool = True
     """Whether the S5 worker drops waiting runs from its cache (`--s5-keep-waiting` turns it off)."""
+    s5_runs: int | None = None
+    """Runs S5 (and its floor) start: 1000, or 100 with `--quick`, unless `--s5-runs` says otherwise."""
     recorded: dict[str, WorkflowHistory] = field(default_factory=dict[str, WorkflowHistory])
     """Histories recorded by earlier scenarios for later ones (S2's 50-step run for S6)."""
     scenarios: tuple[str, ...] = ()
@@ -58,6 +60,11 @@ class Bench:
     @property
     def client(self) -> Client:
         return self.env.client
+
+    @property
+    def waiting_runs(self) -> int:
+        """How many runs S5 and its floor start."""
+        return self.s5_runs or (100 if self.quick else 1000)
 
 
 # --- measuring ---------------------------------------------------------------------------------------------

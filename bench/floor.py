@@ -128,7 +128,7 @@ async def _approval(client: Any) -> dict[str, Any]:
 
 
 async def _waiting(bench: Bench, client: Any) -> dict[str, Any]:
-    queue, count = new_task_queue('S0'), 100 if bench.quick else 1000
+    queue, count = new_task_queue('S0'), bench.waiting_runs
 
     async def all_waiting(handles: list[WorkflowHandle[Any, str]]) -> None:
         await bounded(20, [lambda h=h: retrying(lambda: wait_bare(h, 600)) for h in handles])
@@ -143,7 +143,7 @@ async def _waiting(bench: Bench, client: Any) -> dict[str, Any]:
         handles: list[WorkflowHandle[Any, str]] = await bounded(
             50, [lambda: start_bare(client, queue, approval=True)] * count
         )
-        await within(600, 'Bare runs waiting', all_waiting(handles))
+        await within(0.6 * max(count, 1000), 'Bare runs waiting', all_waiting(handles))
         waiting_s, waiting = time.perf_counter() - started, rss_mb()
         approved = time.perf_counter()
         await bounded(50, [lambda h=h: retrying(lambda: h.signal('approve')) for h in handles])

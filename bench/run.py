@@ -362,7 +362,7 @@ async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent)
     """S5 for `agent` (the approval run as activities, or in local activities)."""
     name = (agent.agent if isinstance(agent, DurableAgent) else agent).name or ''
     expected, queue = tool_loop_output(), new_task_queue('S5')
-    count = 100 if bench.quick else 1000
+    count = bench.waiting_runs
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
     options: dict[str, Any] = {'max_concurrent_workflow_tasks': bench.s5_slots} if bench.s5_slots else {}
     options['evict_waiting_runs'] = bench.s5_evict
@@ -382,7 +382,7 @@ async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent)
         handles: list[WorkflowHandle[AgentWorkflow, AgentRunOutput]] = await bounded(
             50, [lambda: start(bench.client, queue, name, 'go')] * count
         )
-        await wait_for_all(handles, 'awaiting_deferred_tools', 600)
+        await wait_for_all(handles, 'awaiting_deferred_tools', 0.6 * max(count, 1000))
         all_waiting, start_cpu = time.perf_counter() - started, time.process_time() - cpu
         waiting = rss_mb()
         evicted = worker.waiting_runs_evicted
@@ -392,7 +392,7 @@ async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent)
         await bounded(50, [lambda h=h: send_approval(h) for h in handles])
         signalled = time.perf_counter()
         finishing = bounded(200, [lambda h=h: retrying(lambda: finish(h, expected)) for h in handles])
-        await within(600, 'Completing the approved runs', finishing)
+        await within(0.6 * max(count, 1000), 'Completing the approved runs', finishing)
         completed, burst_cpu = time.perf_counter(), time.process_time() - cpu
         evicted_in_burst = worker.waiting_runs_evicted - evicted
         config = worker.config()
@@ -490,19 +490,27 @@ def results_stream() -> TextIO:
 
 
 async def run_scenarios(
-    keys: Sequence[str], quick: bool, out: TextIO, *, s5_slots: int = SLOTS_DEFAULT, s5_evict: bool = True
+    keys: Sequence[str],
+    quick: bool,
+    out: TextIO,
+    *,
+    s5_slots: int = SLOTS_DEFAULT,
+    s5_evict: bool = True,
+    s5_runs: int | None = None,
 ) -> bool:
     """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
     env = await start_dev_server()
     ok = True
     try:
-        bench = Bench(env, quick, s5_slots, s5_evict, scenarios=tuple(keys))
+        bench = Bench(env, quick, s5_slots, s5_evict, s5_runs, scenarios=tuple(keys))
         for key in keys:
             scenario = SCENARIOS[key]
             log.info('%s %s ...', key, scenario.name)
             started = time.perf_counter()
             try:
-                metrics = await within(scenario.timeout, key, scenario.run(bench))
+                # S0 and S5 take longer with more waiting runs (`--s5-runs`).
+                scale = max(1.0, bench.waiting_runs / 1000) if key in ('S0', 'S5', 'S5L') else 1.0
+                metrics = await within(scenario.timeout * scale, key, scenario.run(bench))
             except Exception as exc:
                 log.exception('%s failed', key)
                 ok = False
@@ -542,11 +550,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         '--s5-keep-waiting', action='store_true', help='S5 keeps waiting runs in the worker cache (no eviction)'
     )
+    parser.add_argument('--s5-runs', type=int, help='runs S5 starts (default 1000; 100 with --quick)')
     args = parser.parse_args(argv)
+    if args.s5_runs is not None and args.s5_runs < 1:
+        parser.error('--s5-runs must be at least 1')
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format='%(asctime)s %(name)s %(message)s')
     ok = asyncio.run(
         run_scenarios(
-            args.scenarios, args.quick, results_stream(), s5_slots=args.s5_slots, s5_evict=not args.s5_keep_waiting
+            args.scenarios,
+            args.quick,
+            results_stream(),
+            s5_slots=args.s5_slots,
+            s5_evict=not args.s5_keep_waiting,
+            s5_runs=args.s5_runs,
         )
     )
     return 0 if ok else 1
