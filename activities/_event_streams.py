@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any, TypeGuard
 
-from agent._events import FunctionToolCallEvent, FunctionToolResultEvent
+from agent._events import FunctionToolCallEvent, FunctionToolResultEvent, PartEndEvent, PartStartEvent
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
 from agent._run_context import RunContext
@@ -101,7 +101,8 @@ def streamed_request(
 ) -> Callable[[ModelRequestContext], Awaitable[ModelResponse]]:
     """A model call that streams the response, passing each event on, and returns the complete response.
 
-    Models that cannot stream are asked for the whole response instead (the handler then sees no deltas).
+    Models that cannot stream are asked for the whole response instead: the handler then sees each part start
+    whole and end (no deltas), so a page still shows the text and the tool calls as they are made.
     """
 
     async def call(rc: ModelRequestContext) -> ModelResponse:
@@ -114,9 +115,22 @@ def streamed_request(
                     await events.put(event)
                 return streamed.get()
         except NotImplementedError:
-            return await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
+            pass  # the model cannot stream
+        response = await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
+        await _whole_parts(events, response)
+        return response
 
     return call
+
+
+async def _whole_parts(events: HandlerStream, response: ModelResponse) -> None:
+    """The events of a response that arrived whole: each part starts and ends."""
+    parts = response.parts
+    for index, part in enumerate(parts):
+        previous = parts[index - 1].part_kind if index else None
+        following = parts[index + 1].part_kind if index + 1 < len(parts) else None
+        await events.put(PartStartEvent(index, part, previous_part_kind=previous))
+        await events.put(PartEndEvent(index, part, next_part_kind=following))
 
 
 async def tool_events(events: HandlerStream, call: ToolCallPart, execute: Callable[[], Awaitable[Any]]) -> Any:

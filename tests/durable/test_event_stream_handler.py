@@ -115,3 +115,43 @@ async def test_a_durable_agent_can_give_its_activities_a_handler_of_their_own(
     assert 'call:weather' in seen
     assert 'text:in Oslo.' in seen
     assert not (tmp_path / 'unused.log').exists()
+
+
+async def test_a_model_that_cannot_stream_still_shows_its_parts_whole(client: Client, task_queue: str) -> None:
+    from agent.messages import ModelResponse, PartEndEvent, TextPart, ToolCallPart
+
+    def forecast(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[TextPart('Looking.'), ToolCallPart('weather', {'city': 'Oslo'}, 'w-1')])
+        return ModelResponse(parts=[TextPart('It is sunny in Oslo.')])
+
+    seen: list[str] = []
+
+    async def collect(ctx: RunContext[None], events: AsyncIterator[Any]) -> None:
+        async for event in events:
+            seen.append(f'end:{event.part.part_kind}' if isinstance(event, PartEndEvent) else describe(event))
+
+    agent = Agent(FunctionModel(forecast), name='weather_whole', event_stream_handler=collect)
+
+    @agent.tool_plain
+    def weather(city: str) -> str:
+        """Today's weather."""
+        return 'sunny'
+
+    async with build_worker(client, {'weather_whole': agent}, task_queue=task_queue):
+        await client.execute_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='weather_whole', prompt='Weather in Oslo?'),
+            id=f'stream-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+    assert seen == [
+        'start:text',
+        'end:text',
+        'start:tool-call',
+        'end:tool-call',
+        'call:weather',
+        'result:sunny',
+        'start:text',
+        'end:text',
+    ]
