@@ -16,7 +16,8 @@ Two changes:
   halves the spans of a tool loop, and the gap between the parent's start and an attempt's start still shows
   the wait; the attempt's `temporalActivityID` tells attempts of one call apart from other calls.
 
-The trace reads `StartWorkflow > RunWorkflow > invoke_agent > RunActivity > chat / execute_tool`.
+The trace reads `StartWorkflow > RunWorkflow > invoke_agent > RunActivity > chat / execute_tool`; a failed run
+adds Temporal's `CompleteWorkflow` span with the failure (a completed one needs none: `invoke_agent` ends with it).
 
 Enabled when there is a tracer provider to record with: one given to `with_tracing` (and `build_worker`,
 `connect`, `AgentClient`), or a global one set with `opentelemetry.trace.set_tracer_provider`.
@@ -148,7 +149,9 @@ class _AgentWorkflowTracing(TracingWorkflowInboundInterceptor):
         WorkflowInboundInterceptor.init(self, _ActivityContextOutbound(outbound, self))
 
     async def execute_workflow(self, input: ExecuteWorkflowInput) -> Any:
-        with self._top_level_workflow_context(success_is_complete=True):
+        # A run that completes records no `CompleteWorkflow` span (its `invoke_agent` span ends as it does); one that
+        # fails still records it, with the failure.
+        with self._top_level_workflow_context(success_is_complete=False):
             parent = trace.get_current_span().get_span_context()
             if not parent.is_valid:
                 # Started without a traced client (the CLI, a schedule): no workflow span; the run's span is a root.

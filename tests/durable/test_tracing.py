@@ -144,3 +144,41 @@ async def test_a_retried_tool_shows_each_attempt_under_its_own_activity_span(cli
         ['invoke_agent retried', 'RunWorkflow:AgentWorkflow']
     ] * 2
     assert len({span.attributes['temporalActivityID'] for span in activity_spans if span}) == 1
+
+
+async def test_a_failed_run_records_its_failure_and_a_completed_one_no_completion_span(
+    client: Client, task_queue: str
+) -> None:
+    from temporalio.client import WorkflowFailureError
+
+    from agent.exceptions import UserError
+
+    telemetry = Telemetry.create()
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if 'fail' in str(messages[0]):
+            raise UserError('the model is misconfigured')
+        return ModelResponse(parts=[TextPart('fine')])
+
+    agent = Agent(FunctionModel(respond), name='ending', instrument=telemetry.settings())
+    agents = AgentClient(client, task_queue=task_queue, tracer_provider=telemetry.tracer_provider)
+    async with build_worker(
+        client, {'ending': agent}, task_queue=task_queue, tracer_provider=telemetry.tracer_provider
+    ):
+        assert (await agents.run('ending', 'go')).output == 'fine'
+        with pytest.raises(WorkflowFailureError):
+            await agents.run('ending', 'fail')
+
+    spans = [SeenSpan.from_sdk(span) for span in telemetry.spans()]
+    by_trace: dict[int, list[SeenSpan]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    completed, failed = sorted(by_trace.values(), key=lambda trace: any(s.error for s in trace))
+    assert not [s for s in completed if s.name.startswith('CompleteWorkflow')]
+    ends = [s for s in failed if s.name == 'CompleteWorkflow:AgentWorkflow']
+    assert len(ends) == 1
+    assert Trace(failed).ancestors(ends[0]) == ['StartWorkflow:AgentWorkflow']
+    # Temporal's span carries the failure as an exception event.
+    (end,) = [span for span in telemetry.spans() if span.context and span.context.span_id == ends[0].span_id]
+    assert [event.name for event in end.events] == ['exception']
+    assert 'misconfigured' in str((end.events[0].attributes or {}).get('exception.message'))
