@@ -22,6 +22,7 @@ import os
 import sys
 import sysconfig
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -151,6 +152,9 @@ DEV_SERVER_DYNAMIC_CONFIG = {
 
 
 DEV_SERVER_STARTUP_TIMEOUT = timedelta(seconds=30)
+
+WORKFLOW_TASK_THREADS = 16
+"""Threads a worker runs workflow activations on (unless given `workflow_task_executor`; see `build_worker`)."""
 """How long `start_dev_server` waits for the dev server to answer."""
 
 
@@ -320,6 +324,18 @@ def build_worker(
     # the timeout to reach the server before the attempt is presumed dead: on a loaded server that retries
     # healthy activities. The activities pace their own beats (four per timeout), so send each one.
     worker_options.setdefault('max_heartbeat_throttle_interval', HEARTBEAT_THROTTLE)
+    # Workflow activations are pure Python holding the GIL: the SDK's default of one thread per workflow task slot
+    # (100) gains nothing on a busy worker but makes its event loop, which sends heartbeats and polls, wait its turn
+    # behind every runnable activation thread. In the S5 benchmark's 1,000-approval burst that delayed heartbeats past
+    # their timeout and retried healthy activities; a pool of a few threads keeps the loop responsive, and queued
+    # activations finish one after another instead of all late together.
+    if 'workflow_task_executor' not in worker_options:
+        worker_options['workflow_task_executor'] = ThreadPoolExecutor(
+            max_workers=WORKFLOW_TASK_THREADS, thread_name_prefix='agent_workflow_task'
+        )
+        owned_executor = worker_options['workflow_task_executor']
+    else:
+        owned_executor = None
     # Every workflow and activity task records the worker's build id; the SDK's default is 32 characters.
     worker_options.setdefault('build_id', code_build_id(durable_agents))
     return AgentWorker(
@@ -327,6 +343,7 @@ def build_worker(
         remote_toolsets=remote,
         search_attributes=search_attributes,
         evict_waiting_runs=evict_waiting_runs,
+        owned_executor=owned_executor,
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
@@ -362,6 +379,7 @@ class AgentWorker(Worker):
 
     Before it polls, it settles whether new runs record search attributes (see `workflows._search_attributes`).
     With `evict_waiting_runs`, runs waiting for a person leave its workflow cache (see `workflows._eviction`).
+    `owned_executor` (the activation thread pool `build_worker` made) is shut down when it stops.
     """
 
     def __init__(
@@ -371,6 +389,7 @@ class AgentWorker(Worker):
         remote_toolsets: Sequence[RemoteToolsets] = (),
         search_attributes: bool | None = None,
         evict_waiting_runs: bool = False,
+        owned_executor: ThreadPoolExecutor | None = None,
         **options: Any,
     ) -> None:
         self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
@@ -384,6 +403,7 @@ class AgentWorker(Worker):
         if self._evictions is not None:
             self._evictions.install(self)
         self._remote_toolsets = list(remote_toolsets)
+        self._owned_executor = owned_executor
 
     @property
     def waiting_runs_evicted(self) -> int:
@@ -398,6 +418,9 @@ class AgentWorker(Worker):
         finally:
             for remote in self._remote_toolsets:
                 await remote.aclose()
+            if self._owned_executor is not None:
+                # The SDK leaves a pool it was given alone; its threads end once idle.
+                self._owned_executor.shutdown(wait=False)
 
 
 def workflow_runner() -> SandboxedWorkflowRunner:
