@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from ._errors import CommandError, explain
-from ._parser import build_parser, finish
+from ._parser import build_parser, parse
 
 __all__ = ('CommandError', 'build_parser', 'main', 'run')
 
@@ -40,7 +40,7 @@ def run(argv: Sequence[str] | None = None, *, prog: str = 'agents') -> int:
     """
     parser = build_parser(prog)
     try:
-        args = finish(parser.parse_args(argv))
+        args = parse(parser, sys.argv[1:] if argv is None else list(argv))
     except SystemExit as exc:  # --help, or a usage error (argparse has printed it)
         return exc.code if isinstance(exc.code, int) else 2
     try:

@@ -8,6 +8,9 @@ a flag given after the subcommand sets the attribute, one given before it is not
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+from collections.abc import Sequence
 
 from . import _runs, _schedule, _serve
 
@@ -38,6 +41,31 @@ def _global_flags() -> argparse.ArgumentParser:
     group.add_argument('--task-queue', help='task queue of the workers (default agents)')
     group.add_argument('--debug', action='store_true', help='print the traceback of an error too')
     return flags
+
+
+PASSTHROUGH_COMMANDS = ('codec',)
+"""Commands whose own arguments go, untouched, to the program they run."""
+
+
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """Parse `argv`, handing everything after a pass-through command's name to that command as `rest`.
+
+    argparse's `REMAINDER` does not take option-like words (`agents codec --port 8081` would be refused), so the
+    words after the command's name are split off before parsing.
+    """
+    for index, word in enumerate(argv):
+        head = list(argv[: index + 1])
+        if word not in PASSTHROUGH_COMMANDS or {'-h', '--help'} & set(head):
+            continue
+        with contextlib.redirect_stderr(io.StringIO()):
+            try:
+                args = parser.parse_args(head)
+            except SystemExit:
+                continue  # the word was the value of a flag, not the command
+        if args.command == word:
+            args.rest = list(argv[index + 1 :])
+            return finish(args)
+    return finish(parser.parse_args(argv))
 
 
 def finish(args: argparse.Namespace) -> argparse.Namespace:
