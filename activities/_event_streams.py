@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any, TypeGuard
 
-from agent._events import FunctionToolCallEvent, FunctionToolResultEvent, PartEndEvent, PartStartEvent
+from agent._events import FunctionToolCallEvent, FunctionToolResultEvent, whole_response_events
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, RetryPromptPart, ToolCallPart, ToolReturnPart
 from agent._run_context import RunContext
@@ -117,20 +117,11 @@ def streamed_request(
         except NotImplementedError:
             pass  # the model cannot stream
         response = await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
-        await _whole_parts(events, response)
+        for event in whole_response_events(response):
+            await events.put(event)
         return response
 
     return call
-
-
-async def _whole_parts(events: HandlerStream, response: ModelResponse) -> None:
-    """The events of a response that arrived whole: each part starts and ends."""
-    parts = response.parts
-    for index, part in enumerate(parts):
-        previous = parts[index - 1].part_kind if index else None
-        following = parts[index + 1].part_kind if index + 1 < len(parts) else None
-        await events.put(PartStartEvent(index, part, previous_part_kind=previous))
-        await events.put(PartEndEvent(index, part, next_part_kind=following))
 
 
 async def tool_events(events: HandlerStream, call: ToolCallPart, execute: Callable[[], Awaitable[Any]]) -> Any:

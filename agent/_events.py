@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 import pydantic
 
 from ._parts import (
+    ModelResponse,
     ModelResponsePart,
     RetryPromptPart,
     TextPart,
@@ -345,3 +346,15 @@ AgentStreamEvent: TypeAlias = Annotated[
     pydantic.Discriminator('event_kind'),
 ]
 """Any event streamed from an agent run (model stream events and tool handling events)."""
+
+
+def whole_response_events(response: ModelResponse) -> list[PartStartEvent | PartEndEvent]:
+    """The events of a response that arrived whole (not streamed): each part starts and ends, empty text left out."""
+    parts = [part for part in response.parts if not (isinstance(part, TextPart) and not part.content)]
+    events: list[PartStartEvent | PartEndEvent] = []
+    for index, part in enumerate(parts):
+        previous = parts[index - 1].part_kind if index else None
+        following = parts[index + 1].part_kind if index + 1 < len(parts) else None
+        events.append(PartStartEvent(index, part, previous_part_kind=previous))
+        events.append(PartEndEvent(index, part, next_part_kind=following))
+    return events

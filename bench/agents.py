@@ -47,6 +47,7 @@ __all__ = (
     'long_run',
     'long_run_agent',
     'long_run_output',
+    'plain_agent',
     'stamped_deltas',
     'streamed_chat_agent',
     'tool_loop',
@@ -207,6 +208,11 @@ approval_agent = build_agent('bench_approval', tool_loop, approval=True)
 """S3 and S5: the tool loop with `lookup` waiting for approval."""
 crash_agent = build_agent('bench_crash', tool_loop, slow_fetch_a=float(os.environ.get('BENCH_SLOW_SECONDS', '2')))
 """S4: the tool loop with a `fetch_a` slow enough to kill its worker in the middle of it."""
+
+
+def plain_agent(agent: Agent[None, str] | DurableAgent) -> Agent[None, str]:
+    """The agent itself, whether given plain or with its durable options."""
+    return agent.agent if isinstance(agent, DurableAgent) else agent
 
 
 def local(agent: Agent[None, str]) -> DurableAgent:

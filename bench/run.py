@@ -61,6 +61,7 @@ from .agents import (
     approval_agent_local,
     long_run_agent,
     long_run_output,
+    plain_agent,
     tool_loop_agent,
     tool_loop_agent_local,
     tool_loop_output,
@@ -82,7 +83,7 @@ async def s1_tool_loop_local(bench: Bench) -> dict[str, Any]:
 
 async def tool_loop_phases(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
     """S1's phases for `agent` (the tool loop as activities, or in local activities)."""
-    in_process_agent = agent.agent if isinstance(agent, DurableAgent) else agent
+    in_process_agent = plain_agent(agent)
     name, expected, queue = in_process_agent.name or '', tool_loop_output(), new_task_queue('S1')
     sequential, total, in_flight = (10, 40, 20) if bench.quick else (20, 100, 20)
     async with build_worker(bench.client, {name: agent}, task_queue=queue):
@@ -194,7 +195,7 @@ async def s3_approval_local(bench: Bench) -> dict[str, Any]:
 
 async def approval_phases(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
     """S3 for `agent` (the approval run as activities, or in local activities)."""
-    name = (agent.agent if isinstance(agent, DurableAgent) else agent).name or ''
+    name = plain_agent(agent).name or ''
     expected, queue = tool_loop_output(), new_task_queue('S3')
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})
     measured = 5
@@ -234,7 +235,7 @@ async def s5_waiting_at_scale_local(bench: Bench) -> dict[str, Any]:
 
 async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent) -> dict[str, Any]:
     """S5 for `agent` (the approval run as activities, or in local activities)."""
-    name = (agent.agent if isinstance(agent, DurableAgent) else agent).name or ''
+    name = plain_agent(agent).name or ''
     expected, queue = tool_loop_output(), new_task_queue('S5')
     count = bench.waiting_runs
     approve = DeferredToolResults(approvals={APPROVAL_CALL_ID: True})

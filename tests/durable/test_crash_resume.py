@@ -9,10 +9,11 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
@@ -58,11 +59,12 @@ async def wait_for_line(log: Path, text: str) -> None:
     raise AssertionError(f'{text!r} never appeared in {log}')
 
 
-async def test_killed_worker_resumes_on_a_new_worker(
-    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
-) -> None:
-    log = tmp_path / 'tools.log'
-    first = await start_worker(temporal_env, task_queue, log)
+async def kill_mid_slow_step_and_restart(
+    env: WorkflowEnvironment, client: Client, task_queue: str, log: Path, agent: str
+) -> tuple[AgentRunOutput, float, WorkflowHandle[Any, Any]]:
+    """Start a run, SIGKILL its worker inside `slow_step`, start another; the result, seconds from the new worker's
+    start (the first worker's death) to the result, and the run's handle."""
+    first = await start_worker(env, task_queue, log, agent=agent)
     handle = await client.start_workflow(
         AgentWorkflow.run,
         AgentRunInput(agent='crash_agent', prompt='go'),
@@ -73,14 +75,23 @@ async def test_killed_worker_resumes_on_a_new_worker(
     first.send_signal(signal.SIGKILL)
     await first.wait()
 
-    second = await start_worker(temporal_env, task_queue, log)
+    second = await start_worker(env, task_queue, log, agent=agent)
     restarted = time.monotonic()
     try:
-        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 30)
+        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 40)
     finally:
         second.kill()
         await second.wait()
-    recovery = time.monotonic() - restarted
+    return result, time.monotonic() - restarted, handle
+
+
+async def test_killed_worker_resumes_on_a_new_worker(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    log = tmp_path / 'tools.log'
+    result, recovery, handle = await kill_mid_slow_step_and_restart(
+        temporal_env, client, task_queue, log, 'crash_agent'
+    )
 
     assert result.output == 'quick done | slow done'
     # The completed tool never ran again; the interrupted one ran again with the same tool_call_id.
@@ -125,25 +136,9 @@ async def test_a_worker_killed_mid_local_activity_is_replaced_when_the_workflow_
     temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
 ) -> None:
     log = tmp_path / 'tools.log'
-    first = await start_worker(temporal_env, task_queue, log, agent='crash_agent_local')
-    handle = await client.start_workflow(
-        AgentWorkflow.run,
-        AgentRunInput(agent='crash_agent', prompt='go'),
-        id=f'crash-local-{uuid.uuid4()}',
-        task_queue=task_queue,
+    result, recovery, handle = await kill_mid_slow_step_and_restart(
+        temporal_env, client, task_queue, log, 'crash_agent_local'
     )
-    await wait_for_line(log, 'slow_step slow-1')
-    first.send_signal(signal.SIGKILL)
-    await first.wait()
-    killed = time.monotonic()
-
-    second = await start_worker(temporal_env, task_queue, log, agent='crash_agent_local')
-    try:
-        result: AgentRunOutput = await asyncio.wait_for(handle.result(), 40)
-    finally:
-        second.kill()
-        await second.wait()
-    recovery = time.monotonic() - killed
 
     assert result.output == 'quick done | slow done'
     # Local activities are recorded when their workflow task completes: the dead worker's task never did, so the

@@ -24,6 +24,7 @@ from agent._events import (
     PartStartEvent,
     ToolCallEvent,
     ToolResultEvent,
+    whole_response_events,
 )
 from agent._parts import ModelMessage, ModelRequest, ModelResponse, ModelResponsePart, TextPart, ThinkingPart
 from agent._tool_parts import NativeToolCallPart, ToolCallPart, ToolReturnPart
@@ -37,7 +38,7 @@ def message_events(messages: Sequence[ModelMessage]) -> list[NativeEvent]:
     events: list[NativeEvent] = []
     for message in messages:
         if isinstance(message, ModelResponse):
-            events.extend(_response_events(message))
+            events.extend(whole_response_events(message))
         else:
             events.extend(_result_events(message, None))
     return events
@@ -87,7 +88,7 @@ class ShownParts:
                 if candidate is not None and _fits(candidate, message):
                     candidate = next(shown, None)
                     continue
-                events.extend(_response_events(message))
+                events.extend(whole_response_events(message))
                 added.update(p.tool_call_id for p in message.parts if isinstance(p, ToolCallPart))
             elif added:
                 events.extend(_result_events(message, added - self._results))
@@ -110,17 +111,6 @@ def _fits(shown: dict[int, ModelResponsePart], response: ModelResponse) -> bool:
         if not same:
             return False
     return bool(shown)
-
-
-def _response_events(response: ModelResponse) -> list[NativeEvent]:
-    parts = [part for part in response.parts if not (isinstance(part, TextPart) and not part.content)]
-    events: list[NativeEvent] = []
-    for index, part in enumerate(parts):
-        previous = parts[index - 1].part_kind if index else None
-        following = parts[index + 1].part_kind if index + 1 < len(parts) else None
-        events.append(PartStartEvent(index, part, previous_part_kind=previous))
-        events.append(PartEndEvent(index, part, next_part_kind=following))
-    return events
 
 
 def _result_events(request: ModelMessage, calls: set[str] | None) -> list[NativeEvent]:
