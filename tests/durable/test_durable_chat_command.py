@@ -23,6 +23,17 @@ BOUND = 15.0  # the command starts a Python process that imports the project
 assistant = chat_agent()
 
 
+async def first_line(process: asyncio.subprocess.Process) -> str:
+    """The command's first line of output (its address), or the test fails with what it wrote to stderr."""
+    assert process.stdout is not None
+    async with asyncio.timeout(BOUND):
+        line = (await process.stdout.readline()).decode()
+        if not line:
+            assert process.stderr is not None
+            pytest.fail(f'the command exited: {(await process.stderr.read()).decode()}')
+    return line
+
+
 async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Client, task_queue: str):
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -42,12 +53,7 @@ async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Cl
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        assert process.stdout is not None
-        async with asyncio.timeout(BOUND):
-            line = (await process.stdout.readline()).decode()
-            if not line:
-                assert process.stderr is not None
-                pytest.fail(f'the command exited: {(await process.stderr.read()).decode()}')
+        line = await first_line(process)
         url = line.split(': ', 1)[1].strip()
         base = url.split('/#', 1)[0]
         message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from the command'}]}
@@ -133,12 +139,7 @@ async def test_the_command_connects_to_the_server_its_environment_configuration_
     )
     conversation = f'env-{uuid.uuid4().hex[:8]}'
     try:
-        assert process.stdout is not None
-        async with asyncio.timeout(BOUND):
-            line = (await process.stdout.readline()).decode()
-            if not line:
-                assert process.stderr is not None
-                pytest.fail(f'the command exited: {(await process.stderr.read()).decode()}')
+        line = await first_line(process)
         base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
         message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'where am I'}]}
         body = {'id': conversation, 'trigger': 'submit-message', 'messages': [message]}
@@ -169,9 +170,7 @@ async def test_the_command_answers_a_host_name_it_is_told_to_allow(client: Clien
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        assert process.stdout is not None
-        async with asyncio.timeout(BOUND):
-            line = (await process.stdout.readline()).decode()
+        line = await first_line(process)
         base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
         port = base.rsplit(':', 1)[1]
         async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
