@@ -30,16 +30,12 @@ import asyncio
 import contextlib
 import json
 import math
-import os
 import secrets
 import statistics
-import sys
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -60,7 +56,8 @@ from workflows.chat import (
 )
 from workflows.chat._listener import tcp_listener
 
-from ._support import ROOT, Bench, history_stats, log, ms, new_task_queue, within
+from ._support import Bench, history_stats, log, ms, new_task_queue, within
+from ._worker_process import WorkerProcess, connection_args
 from .agents import stamped_deltas, streamed_chat_agent
 
 __all__ = ('ChatShape', 'TurnTiming', 's8_streamed_chat', 'streamed_chat')
@@ -183,75 +180,6 @@ async def serving(app: Starlette) -> AsyncIterator[str]:
         listener.close()
 
 
-class WorkerProcess:
-    """A `bench.chat_worker` process, asked for its CPU time over stdin."""
-
-    def __init__(self, process: asyncio.subprocess.Process, stderr: Path) -> None:
-        self.process = process
-        self.stderr = stderr
-
-    @classmethod
-    @contextlib.asynccontextmanager
-    async def running(
-        cls, client: Client, queue: str, events: str, shape: ChatShape, *publish: str
-    ) -> AsyncIterator[WorkerProcess]:
-        """Start one with `--events events` (`publish`: the endpoint and token for `http`) and stop it after."""
-        with tempfile.TemporaryDirectory(prefix='bench-s8-') as tmp:
-            stderr = Path(tmp) / 'worker.log'
-            with stderr.open('ab') as err:
-                process = await asyncio.create_subprocess_exec(
-                    *(sys.executable, '-m', 'bench.chat_worker', '--task-queue', queue, '--events', events),
-                    *('--address', client.service_client.config.target_host, '--namespace', client.namespace),
-                    *('--deltas', str(shape.deltas), '--interval', str(shape.interval)),
-                    *(('--publish-url', publish[0], '--token', publish[1]) if publish else ()),
-                    cwd=ROOT,
-                    env={**os.environ, 'PYTHONPATH': str(ROOT)},
-                    stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=err,
-                )
-            worker = cls(process, stderr)
-            try:
-                line = await within(60, 'The chat worker process start-up', worker.readline())
-                if not line.startswith('Worker running'):
-                    raise RuntimeError(f'The chat worker process did not start: {worker.tail()}')
-                yield worker
-            except Exception:
-                log.error('S8 worker (%s) stderr:\n%s', events, worker.tail())
-                raise
-            finally:
-                await worker.stop()
-
-    async def readline(self) -> str:
-        assert self.process.stdout is not None
-        return (await self.process.stdout.readline()).decode()
-
-    def tail(self) -> str:
-        return self.stderr.read_text()[-2000:] if self.stderr.exists() else ''
-
-    async def cpu(self) -> float:
-        """The process's CPU seconds so far."""
-        assert self.process.stdin is not None
-        self.process.stdin.write(b'cpu\n')
-        await self.process.stdin.drain()
-        line = await within(10, 'The chat worker CPU answer', self.readline())
-        if not line.startswith('cpu '):
-            raise RuntimeError(f'The chat worker answered {line!r}: {self.tail()}')
-        return float(line.split()[1])
-
-    async def stop(self) -> None:
-        """Close its stdin (it stops), killing it if it does not exit in time."""
-        if self.process.returncode is not None:
-            return
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            await asyncio.wait_for(self.process.wait(), 30)
-        except TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-
-
 # --- the modes ---------------------------------------------------------------------------------------------
 
 
@@ -314,7 +242,10 @@ async def with_worker_process(client: Client, events: str, shape: ChatShape) -> 
     try:
         async with serving(app) as base:
             publish = (base + TURN_EVENTS_PATH, token) if events == 'http' else ()
-            async with WorkerProcess.running(client, queue, events, shape, *publish) as worker:
+            args = ('--task-queue', queue, '--events', events, *connection_args(client))
+            args += ('--deltas', str(shape.deltas), '--interval', str(shape.interval))
+            args += ('--publish-url', publish[0], '--token', publish[1]) if publish else ()
+            async with WorkerProcess.running('bench.chat_worker', *args, label=f'S8 {events}') as worker:
                 metrics = await converse(base, token, shape, client, worker, live=events == 'http')
     finally:
         backend.close()

@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import sys
-import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -31,6 +29,7 @@ from worker import build_worker, connect, exit_process
 from workflows import DurableAgent
 from workflows.chat import HttpPublisher
 
+from ._worker_process import answer_requests
 from .agents import streamed_chat_agent
 
 EVENTS = ('none', 'drain', 'http')
@@ -41,14 +40,6 @@ async def drain(ctx: RunContext[Any], events: AsyncIterator[Any]) -> None:
     """An event stream handler that reads the events and keeps none."""
     async for _ in events:
         pass
-
-
-async def answer_cpu_requests() -> None:
-    """Answer `cpu` lines on stdin until it closes."""
-    loop = asyncio.get_running_loop()
-    while line := await loop.run_in_executor(None, sys.stdin.readline):
-        if line.strip() == 'cpu':
-            print(f'cpu {time.process_time():.6f}', flush=True)
 
 
 async def serve(args: argparse.Namespace) -> None:
@@ -64,8 +55,7 @@ async def serve(args: argparse.Namespace) -> None:
         await stack.enter_async_context(
             build_worker(client, {agent.name or 'bench_chat': durable}, task_queue=args.task_queue)
         )
-        print(f'Worker running ({args.events})', flush=True)
-        await answer_cpu_requests()
+        await answer_requests()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

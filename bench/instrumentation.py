@@ -1,95 +1,102 @@
 """S1 with instrumentation: the CPU that tracing and the GenAI metrics add to a worker running the tool loop.
 
-The tool loop (S1) runs one run at a time, in short batches alternating between two workers of this process: one
-without instrumentation, one with everything on (`Agent(instrument=...)`, Temporal's tracing interceptor on the
-client and the worker, the run's workflow spans). Spans go through a `BatchSpanProcessor` to an exporter that drops
-them, and metrics to an in-memory reader, so the cost measured is producing and processing them, not a network. CPU
-is this process's (client and worker; the dev server runs in its own), per run, the median over the batches.
+Two worker processes (`bench.traced_worker`) serve the tool loop (S1): one without instrumentation, one with
+everything on (`Agent(instrument=...)`, Temporal's tracing interceptor, the run's workflow spans; spans to an
+exporter that drops them, metrics to an in-memory reader). This process starts the runs one at a time, taking
+turns between the two run by run (each side first every other time), through a traced client for the traced
+worker, so both see the same moments of a machine whose speed drifts. Each worker's CPU is read from the process
+itself at the start and end of each round: its own threads, the SDK core's and the span processor's included,
+and nothing of the client's (idle, a worker spends next to nothing). The scenario runs twice over, with fresh
+processes started plain first, then traced first: on this machine the order alone moves the difference by a few
+percent. Reported per run: the mean over all the runs, the difference in percent (overall and for each order).
 Reported, not asserted (the target: under 10% more).
 """
 
 from __future__ import annotations
 
+import contextlib
 import statistics
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
 from temporalio.client import Client
 
-from agent import InstrumentationSettings
-from worker import build_worker
 from workflows._tracing import with_tracing
 
 from ._support import Bench, ms, new_task_queue, run_durable
-from .agents import build_agent, tool_loop, tool_loop_output
+from ._worker_process import WorkerProcess, connection_args
+from .agents import tool_loop_output
 
 __all__ = ('s1_instrumentation_cost',)
 
-
-class _DroppingExporter(SpanExporter):
-    """Counts the spans it is given and keeps none."""
-
-    def __init__(self) -> None:
-        self.spans = 0
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        self.spans += len(spans)
-        return SpanExportResult.SUCCESS
+PLAIN, TRACED = 'bench_tool_loop_plain', 'bench_tool_loop_traced'
 
 
-async def _cpu_per_run(client: Client, queue: str, name: str, runs: int) -> float:
+async def _cpu(workers: Sequence[WorkerProcess]) -> list[float]:
+    return [await worker.cpu() for worker in workers]
+
+
+async def _phase(
+    bench: Bench, traced_client: Client, rounds: int, runs: int, *, traced_first: bool
+) -> tuple[list[float], list[float], int]:
+    """Two fresh worker processes, started in the order given, taking turns run by run; each round's CPU per run
+    of the plain and the traced one, and the traced one's spans over the rounds."""
     expected = tool_loop_output()
-    cpu = time.process_time()
-    for _ in range(runs):
-        await run_durable(client, queue, name, 'go', expected)
-    return (time.process_time() - cpu) / runs
+    plain_queue, traced_queue = new_task_queue('S1i'), new_task_queue('S1i')
+    plain_args = ('--task-queue', plain_queue, '--agent', PLAIN, *connection_args(bench.client))
+    traced_args = ('--task-queue', traced_queue, '--agent', TRACED, '--traced', *connection_args(bench.client))
+    base: list[float] = []
+    instrumented: list[float] = []
+    async with contextlib.AsyncExitStack() as stack:
+        order = [('traced', traced_args), ('plain', plain_args)]
+        started = {
+            kind: await stack.enter_async_context(
+                WorkerProcess.running('bench.traced_worker', *args, label=f'S1OTEL {kind}')
+            )
+            for kind, args in (order if traced_first else order[::-1])
+        }
+        workers = (started['plain'], started['traced'])
+        sides = ((bench.client, plain_queue, PLAIN), (traced_client, traced_queue, TRACED))
+        for client, queue, name in sides * 5:  # warm-ups
+            await run_durable(client, queue, name, 'go', expected)
+        spans_before = int(await workers[1].ask('spans'))
+        for _ in range(rounds):
+            before = await _cpu(workers)
+            for run in range(runs):
+                # Turn by turn, each side first every other time: both see the same moments of the machine.
+                for client, queue, name in sides if run % 2 == 0 else sides[::-1]:
+                    await run_durable(client, queue, name, 'go', expected)
+            after = await _cpu(workers)
+            base.append((after[0] - before[0]) / runs)
+            instrumented.append((after[1] - before[1]) / runs)
+        spans = int(await workers[1].ask('spans')) - spans_before
+    return base, instrumented, spans
+
+
+def _overhead(base: list[float], instrumented: list[float]) -> float:
+    """Percent more CPU per run, over all the runs."""
+    return round((statistics.fmean(instrumented) / statistics.fmean(base) - 1) * 100, 1)
 
 
 async def s1_instrumentation_cost(bench: Bench) -> dict[str, Any]:
     """Worker CPU per S1 run without and with instrumentation, and the difference in percent."""
-    rounds, runs = (4, 10) if bench.quick else (12, 20)
-    exporter = _DroppingExporter()
-    tracer_provider = TracerProvider()
-    tracer_provider.add_span_processor(BatchSpanProcessor(exporter))
-    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
-    plain = build_agent('bench_tool_loop_plain', tool_loop)
-    traced = build_agent('bench_tool_loop_traced', tool_loop)
-    traced.instrument = InstrumentationSettings(tracer_provider=tracer_provider, meter_provider=meter_provider)
-    traced_client = with_tracing(bench.client, tracer_provider)
-    plain_queue, traced_queue = new_task_queue('S1i'), new_task_queue('S1i')
-    base: list[float] = []
-    instrumented: list[float] = []
-    async with (
-        build_worker(bench.client, {'bench_tool_loop_plain': plain}, task_queue=plain_queue),
-        build_worker(traced_client, {'bench_tool_loop_traced': traced}, task_queue=traced_queue),
-    ):
-        await _cpu_per_run(bench.client, plain_queue, 'bench_tool_loop_plain', 3)  # warm-ups
-        await _cpu_per_run(traced_client, traced_queue, 'bench_tool_loop_traced', 3)
-        tracer_provider.force_flush()
-        exported_before = exporter.spans
-        # Short batches, alternated and in turn first, so drift in the machine's load hits both alike; runs one at
-        # a time, so every run does the same work (runs in flight together share workflow tasks by luck of timing).
-        for round_ in range(rounds):
-            for traced_turn in (False, True) if round_ % 2 == 0 else (True, False):
-                if traced_turn:
-                    instrumented.append(await _cpu_per_run(traced_client, traced_queue, 'bench_tool_loop_traced', runs))
-                else:
-                    base.append(await _cpu_per_run(bench.client, plain_queue, 'bench_tool_loop_plain', runs))
-    tracer_provider.force_flush()
-    tracer_provider.shutdown()
-    base_cpu, traced_cpu = statistics.median(base), statistics.median(instrumented)
+    rounds, runs = (2, 10) if bench.quick else (8, 20)  # per start order
+    client_provider = TracerProvider()  # the client's spans only give the workflow its parent; they are not kept
+    traced_client = with_tracing(bench.client, client_provider)
+    phases = [await _phase(bench, traced_client, rounds, runs, traced_first=first) for first in (False, True)]
+    client_provider.shutdown()
+    base = [cpu for phase in phases for cpu in phase[0]]
+    instrumented = [cpu for phase in phases for cpu in phase[1]]
+    spans = sum(phase[2] for phase in phases)
     return {
         'runs_per_round': runs,
-        'rounds': rounds,
+        'rounds': len(base),
         'worker_cpu_ms_per_run_rounds': [ms(cpu) for cpu in base],
         'instrumented_worker_cpu_ms_per_run_rounds': [ms(cpu) for cpu in instrumented],
-        'worker_cpu_ms_per_run': ms(base_cpu),
-        'instrumented_worker_cpu_ms_per_run': ms(traced_cpu),
-        'instrumentation_cpu_overhead_pct': round((traced_cpu / base_cpu - 1) * 100, 1),
-        'spans_per_run': round((exporter.spans - exported_before) / (rounds * runs), 1),
+        'worker_cpu_ms_per_run': ms(statistics.fmean(base)),
+        'instrumented_worker_cpu_ms_per_run': ms(statistics.fmean(instrumented)),
+        'instrumentation_cpu_overhead_pct_by_start_order': [_overhead(*phase[:2]) for phase in phases],
+        'instrumentation_cpu_overhead_pct': _overhead(base, instrumented),
+        'spans_per_run': round(spans / (len(instrumented) * runs), 1),
     }

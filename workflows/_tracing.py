@@ -35,7 +35,8 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import Tracer as SdkTracer
 from opentelemetry.trace import NonRecordingSpan, ProxyTracerProvider, SpanContext, SpanKind, TracerProvider
 from opentelemetry.util.types import AttributeValue
-from temporalio import workflow
+from temporalio import activity, workflow
+from temporalio.api.common.v1 import Payload
 from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor, TracingWorkflowInboundInterceptor
 from temporalio.contrib.opentelemetry._context import attached_context
@@ -43,6 +44,8 @@ from temporalio.contrib.opentelemetry._interceptor import (
     _TracingWorkflowOutboundInterceptor,
 )
 from temporalio.worker import (
+    ActivityInboundInterceptor,
+    ExecuteActivityInput,
     ExecuteWorkflowInput,
     StartActivityInput,
     StartLocalActivityInput,
@@ -59,6 +62,9 @@ TRACER_SCOPE = 'durable-agents.temporal'
 """The instrumentation scope of the interceptor's spans."""
 
 _RUN_WORKFLOW_SPAN = '__durable_agents_run_workflow_span'
+
+_KEPT_ACTIVITY_CONTEXTS = 1024
+"""Decoded activity headers a worker keeps (one per run in flight, roughly); all are dropped when it is full."""
 
 
 def configured_tracer_provider(tracer_provider: TracerProvider | None = None) -> TracerProvider | None:
@@ -106,6 +112,7 @@ class AgentTracingInterceptor(TracingInterceptor):
     def __init__(self, tracer_provider: TracerProvider | None = None) -> None:
         provider = tracer_provider or trace.get_tracer_provider()
         super().__init__(provider.get_tracer(TRACER_SCOPE))
+        self._activity_contexts: dict[tuple[Any, ...], opentelemetry.context.Context | None] = {}
 
     def workflow_interceptor_class(
         self, input: WorkflowInterceptorClassInput
@@ -114,6 +121,23 @@ class AgentTracingInterceptor(TracingInterceptor):
         super().workflow_interceptor_class(input)
         input.unsafe_extern_functions[_RUN_WORKFLOW_SPAN] = self._run_workflow_span
         return _AgentWorkflowTracing
+
+    def intercept_activity(self, next: ActivityInboundInterceptor) -> ActivityInboundInterceptor:
+        """Each attempt in a `RunActivity:<type>` span, its parent read from the activity's headers."""
+        return _ActivityTracing(next, self)
+
+    def activity_context(self, header: Payload | None) -> opentelemetry.context.Context | None:
+        """The context an activity's tracing header carries (decoded once per distinct header: a run's
+        activities all carry the same one)."""
+        if header is None:
+            return None
+        key = (header.data, *sorted(header.metadata.items()))
+        if (context := self._activity_contexts.get(key)) is None:
+            context = self._context_from_headers({self.header_key: header})
+            if len(self._activity_contexts) >= _KEPT_ACTIVITY_CONTEXTS:
+                self._activity_contexts.clear()
+            self._activity_contexts[key] = context
+        return context
 
     def _run_workflow_span(self, params: _RunWorkflowSpan) -> None:
         tracer = self.tracer
@@ -128,8 +152,40 @@ class AgentTracingInterceptor(TracingInterceptor):
         span.end(end_time=params.time_ns)
 
 
+class _ActivityTracing(ActivityInboundInterceptor):
+    """Temporal's activity span (same name, kind and attributes), with the parent context decoded once per header."""
+
+    def __init__(self, next: ActivityInboundInterceptor, root: AgentTracingInterceptor) -> None:
+        super().__init__(next)
+        self.root = root
+
+    async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        info = activity.info()
+        attributes: dict[str, AttributeValue] = {'temporalActivityID': info.activity_id}
+        if info.workflow_id:
+            attributes['temporalWorkflowID'] = info.workflow_id
+        if info.workflow_run_id:
+            attributes['temporalRunID'] = info.workflow_run_id
+        with self.root._start_as_current_span(
+            f'RunActivity:{info.activity_type}',
+            context=self.root.activity_context(input.headers.get(self.root.header_key)),
+            attributes=attributes,
+            kind=SpanKind.SERVER,
+        ):
+            return await self.next.execute_activity(input)
+
+
 class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):
-    """Temporal's workflow outbound tracing, except that activities get the current context without a span."""
+    """Temporal's workflow outbound tracing, except that activities get the current context without a span.
+
+    A run schedules all its activities under one context (its `invoke_agent` span), so the header made for it is
+    kept and reused while that context stays current: encoding it is JSON through the payload converter, inside
+    the sandbox, where every `isinstance` is a chain of Python calls.
+    """
+
+    def __init__(self, next: WorkflowOutboundInterceptor, root: TracingWorkflowInboundInterceptor) -> None:
+        super().__init__(next, root)
+        self._kept: tuple[opentelemetry.context.Context | None, Payload | None] = (None, None)
 
     def start_activity(self, input: StartActivityInput) -> workflow.ActivityHandle[Any]:
         self._add_context(input)
@@ -140,8 +196,17 @@ class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):
         return self.next.start_local_activity(input)
 
     def _add_context(self, input: StartActivityInput | StartLocalActivityInput) -> None:
-        if not workflow.unsafe.is_replaying():  # a replayed command is never sent: its headers go nowhere
-            input.headers = self.root._context_to_headers(input.headers)
+        if workflow.unsafe.is_replaying():  # a replayed command is never sent: its headers go nowhere
+            return
+        # Contexts are immutable mappings, and the run's nodes each make the run span current again in a new but
+        # equal one (the same span object): equal contexts give the same carrier.
+        current = opentelemetry.context.get_current()
+        kept_context, header = self._kept
+        if current != kept_context:
+            header = self.root._context_to_headers({}).get(self.root.header_key)
+            self._kept = (current, header)
+        if header is not None:
+            input.headers = {**input.headers, self.root.header_key: header}
 
 
 class _AgentWorkflowTracing(TracingWorkflowInboundInterceptor):
