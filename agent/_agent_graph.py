@@ -34,10 +34,12 @@ from ._parts import (
 from ._ports import RunPorts
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import PendingMessage, RunContext
+from ._threads import call_maybe_async
 from ._tool_def import ToolDefinition
 from ._tool_manager import ToolManager
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import BaseNode, End
+from .models import ModelRequestParameters
 from .output import OutputSchema, OutputValidator
 from .result import FinalResult
 from .settings import ModelSettings
@@ -46,7 +48,7 @@ from .usage import RunUsage, UsageLimits
 if TYPE_CHECKING:
     from .agent import Agent
     from .capabilities import AbstractCapability
-    from .models import Model, ModelRequestParameters
+    from .models import Model
     from .toolsets import AbstractToolset
 
 __all__ = (
@@ -399,8 +401,6 @@ async def _visible_tool_defs(
 ) -> list[ToolDefinition]:
     output_defs = deps.output_schema.tool_defs
     if deps.prepare_output_tools is not None and output_defs:
-        from ._threads import call_maybe_async
-
         changed = await call_maybe_async(deps.prepare_output_tools, ctx, output_defs)
         if changed is not None:
             output_defs = list(changed)
@@ -414,8 +414,6 @@ async def _visible_tool_defs(
 
 
 async def _native_tools(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) -> list[Any]:
-    from ._threads import call_maybe_async
-
     tools: list[Any] = []
     for tool in deps.native_tools:
         if callable(tool):
@@ -430,8 +428,6 @@ async def _native_tools(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any]) ->
 def _request_parameters(
     deps: GraphAgentDeps[Any, Any], tool_defs: list[ToolDefinition], native_tools: list[Any]
 ) -> ModelRequestParameters:
-    from .models import ModelRequestParameters
-
     schema = deps.output_schema
     return ModelRequestParameters(
         function_tools=[td for td in tool_defs if td.kind != 'output'],
@@ -467,9 +463,7 @@ class CallToolsNode(_AgentNode[DepsT, OutputT]):
         """Run the node."""
         if self._streamed_next is not None:
             return self._streamed_next
-        from ._call_tools import handle_response
-
-        return await handle_response(self, state, deps)
+        return await _call_tools.handle_response(self, state, deps)
 
 
 def check_output_retries(
@@ -484,3 +478,7 @@ def check_output_retries(
         # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
         check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
         raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({limit})', body=error)
+
+
+# Bound last, as a module: it imports this one (its names are looked up when a node runs, not here).
+from . import _call_tools  # noqa: E402

@@ -24,10 +24,13 @@ from ._instructions import flatten_instructions
 from ._parts import ModelMessage
 from ._ports import RunPorts, current_ports
 from ._run_context import PendingMessage, RunContext
+from .capabilities import CombinedCapability, run_with_run_hooks
+from .capabilities._instrumentation import instrumentation_for_run
 from .exceptions import UserError
 from .output import OutputSchema
 from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings, merge_model_settings
+from .toolsets import CombinedToolset, as_toolset
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -96,8 +99,6 @@ def assemble_toolset(
     agent: Agent[Any, Any], capability: AbstractCapability[Any], extra: Sequence[Any] | None
 ) -> AbstractToolset[Any]:
     """The run's toolset: the agent's and capabilities' toolsets combined, prepared, then wrapped by capabilities."""
-    from .toolsets import CombinedToolset, as_toolset
-
     parts: list[AbstractToolset[Any]] = [as_toolset(t) for t in agent.toolsets]
     if (cap_toolset := capability.get_toolset()) is not None:
         parts.append(as_toolset(cap_toolset))
@@ -136,8 +137,6 @@ class _RunHooksBridge:
         self.task: asyncio.Task[AgentRunResult[Any]] | None = None
 
     async def start(self) -> None:
-        from .capabilities import run_with_run_hooks
-
         # Resolved when the innermost handler starts (the graph may run) or the hooks finish on their own.
         # A future with callbacks rather than asyncio.wait(), which a deterministic workflow does not allow.
         ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -205,9 +204,6 @@ def _refuse_forced_tool_choice(*layers: Any) -> None:
 @asynccontextmanager
 async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
     """Set up a run and yield it, ready to be driven."""
-    from .capabilities import CombinedCapability
-    from .capabilities._instrumentation import instrumentation_for_run
-
     agent = setup.agent
     model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
     _refuse_forced_tool_choice(model.settings, agent.model_settings, setup.model_settings)

@@ -19,6 +19,7 @@ from ._parts import RetryPromptPart, ToolCallPart
 from ._ports import RunPorts
 from ._run_context import RunContext
 from ._tool_def import ToolDefinition
+from .capabilities import run_with_tool_validate_hooks
 from .exceptions import ModelRetry, ToolRetriesExhausted, ToolRetryError
 
 if TYPE_CHECKING:
@@ -119,8 +120,6 @@ class ToolManager(Generic[DepsT]):
             ToolRetriesExhausted: the tool's retries are used up.
             KeyError: the tool does not exist (check `get_tool_def` first).
         """
-        from .capabilities import run_with_tool_validate_hooks
-
         tool = self.tools[call.tool_name]
         ctx = self._call_ctx(call, tool, tool_call_approved=approved, tool_call_metadata=metadata)
 

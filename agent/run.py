@@ -22,6 +22,7 @@ from ._deferred import DeferredToolRequests
 from ._node_stream import bind_node
 from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ._run_context import RunContext
+from .capabilities import run_with_node_hooks
 from .exceptions import UndrainedPendingMessagesError
 from .graph import End
 from .messages import ModelMessagesTypeAdapter
@@ -196,7 +197,6 @@ class AgentRun(Generic[DepsT, OutputT]):
 
     async def next(self, node: AgentNodeT) -> AgentNodeT | End[FinalResult[OutputT]]:
         """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`)."""
-        from .capabilities import run_with_node_hooks
 
         async def run_node(n: Any) -> Any:
             return await self._run_node(n)

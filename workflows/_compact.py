@@ -13,6 +13,7 @@ top-level fields of a run's input and output (the documented contract), and anyt
 from __future__ import annotations
 
 import dataclasses
+import enum
 import typing
 from typing import Any
 
@@ -24,44 +25,72 @@ DISCRIMINATORS = frozenset({'kind', 'part_kind', 'event_kind', 'part_delta_kind'
 _OWN_MODULES = ('agent.', 'activities.', 'workflows.')
 _SAFE_FACTORIES: tuple[Any, ...] = (list, dict, tuple, set, frozenset)
 
-
-def _owned(value: Any) -> bool:
-    cls = type(value)
-    return cls.__module__.startswith(_OWN_MODULES) and dataclasses.is_dataclass(cls)
+_NEVER: Any = object()
+"""A field's "default" when it has none that can be left out (or it is a discriminator)."""
 
 
-def _at_default(field: dataclasses.Field[Any], value: Any) -> bool:
+def _default_of(field: dataclasses.Field[Any]) -> Any:
+    """The value a field may be left out at, or `_NEVER`."""
     if field.name in DISCRIMINATORS:
-        return False
+        return _NEVER
     if field.default is not dataclasses.MISSING:
-        return type(value) is type(field.default) and value == field.default
+        return field.default
     factory: Any = field.default_factory
     if factory is dataclasses.MISSING:
-        return False
+        return _NEVER
     # Only factories without side effects are called: containers and the runtime's own dataclasses (ids and
     # timestamps come from factories that draw on the run's clock and random source, and are never defaults).
     origin = typing.get_origin(factory) or factory  # `dict[str, int]` builds plain dicts
     if origin in _SAFE_FACTORIES or (isinstance(origin, type) and dataclasses.is_dataclass(origin)):
-        return type(value) is origin and value == factory()
-    return False
+        return factory()
+    return _NEVER
+
+
+# How each type is written, worked out once per type: this runs for every value of every payload, inside the
+# workflow sandbox, where each `isinstance` and `dataclasses` call is a chain of Python calls.
+class _Kind(enum.Enum):
+    LEAF = 'written as it is'
+    SEQUENCE = 'a list of compacted items'
+    MAPPING = 'a dict of compacted values'
+    FIELDS = 'a dict of the fields not at their defaults'
+
+
+_Fields = tuple[tuple[str, Any], ...]
+"""An owned dataclass's fields, each with the value it is left out at (compared by type and equality)."""
+_plans: dict[type, tuple[_Kind, _Fields]] = {}
+
+
+def _plan(cls: type) -> tuple[_Kind, _Fields]:
+    plan = _plans.get(cls)
+    if plan is None:
+        if cls.__module__.startswith(_OWN_MODULES) and dataclasses.is_dataclass(cls):
+            if hasattr(cls, '__pydantic_serializer__'):
+                plan = (_Kind.LEAF, ())  # written by its own serializer (e.g. base64 data)
+            else:
+                plan = (_Kind.FIELDS, tuple((field.name, _default_of(field)) for field in dataclasses.fields(cls)))
+        elif issubclass(cls, list | tuple):
+            plan = (_Kind.SEQUENCE, ())
+        elif issubclass(cls, dict):
+            plan = (_Kind.MAPPING, ())
+        else:
+            plan = (_Kind.LEAF, ())
+        _plans[cls] = plan
+    return plan
 
 
 def compact(value: Any, *, keep_top_level: bool = False) -> Any:
     """`value` with the runtime's dataclasses turned into dicts without their default fields (recursively)."""
-    if _owned(value):
-        if hasattr(type(value), '__pydantic_serializer__'):
-            return value  # written by its own serializer (e.g. base64 data)
-        out: dict[str, Any] = {}
-        for field in dataclasses.fields(value):
-            item = getattr(value, field.name)
-            if not keep_top_level and _at_default(field, item):
-                continue
-            out[field.name] = compact(item)
-        return out
-    if isinstance(value, list | tuple):
-        items: list[Any] = [compact(item) for item in value]
-        return items
-    if isinstance(value, dict):
-        mapping: dict[Any, Any] = {key: compact(item) for key, item in value.items()}
-        return mapping
-    return value
+    kind, fields = _plan(type(value))
+    if kind is _Kind.LEAF:
+        return value
+    if kind is _Kind.SEQUENCE:
+        return [compact(item) for item in value]
+    if kind is _Kind.MAPPING:
+        return {key: compact(item) for key, item in value.items()}
+    out: dict[str, Any] = {}
+    for name, default in fields:
+        item = getattr(value, name)
+        if not keep_top_level and default is not _NEVER and type(item) is type(default) and item == default:
+            continue
+        out[name] = compact(item)
+    return out
