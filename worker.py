@@ -31,7 +31,7 @@ from weakref import WeakKeyDictionary
 import temporalio
 from temporalio.client import Client
 from temporalio.converter import DataConverter
-from temporalio.worker import Replayer, Worker
+from temporalio.worker import Replayer, UnsandboxedWorkflowRunner, Worker, WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from activities import agent_activities
@@ -274,6 +274,7 @@ def build_worker(
     search_attributes: bool | None = None,
     tracer_provider: TracerProvider | None = None,
     evict_waiting_runs: bool = True,
+    sandboxed: bool = True,
     **worker_options: Any,
 ) -> AgentWorker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
@@ -291,6 +292,9 @@ def build_worker(
 
     A run that waits for deferred tool results (an approval) is dropped from the worker's cache until the answer
     comes, then replayed (see `workflows._eviction`); `evict_waiting_runs=False` keeps such runs cached.
+
+    `sandboxed=False` runs the workflow outside Temporal's sandbox (see `workflow_runner`): less CPU per workflow
+    task, and nothing guards the workflow-side code against I/O.
 
     Raises:
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, or
@@ -348,7 +352,7 @@ def build_worker(
         task_queue=task_queue,
         workflows=[AgentWorkflow],
         activities=activities,
-        workflow_runner=workflow_runner(),
+        workflow_runner=workflow_runner(sandboxed=sandboxed),
         **worker_options,
     )
 
@@ -424,20 +428,33 @@ class AgentWorker(Worker):
                 self._owned_executor.shutdown(wait=False)
 
 
-def workflow_runner() -> SandboxedWorkflowRunner:
-    """The sandbox the workflow runs in, with the runtime's packages passed through."""
+def workflow_runner(*, sandboxed: bool = True) -> WorkflowRunner:
+    """What runs the workflow: Temporal's sandbox with the runtime's packages passed through, or no sandbox.
+
+    The sandbox patches Python's builtins while any workflow task runs, so workflow-side code (hooks that run in the
+    workflow, instructions, prepare functions, output validators) that opens a file or a socket through them fails
+    its run with `WorkflowSideIO` instead of making the run's replays diverge. The price is paid on every workflow
+    task and, while any task runs, by every thread of the worker: each `isinstance`, `issubclass` and import goes
+    through the sandbox's Python-level dispatch (about a fifth of a tool loop's worker CPU; see `bench/README.md`).
+    Without it (`sandboxed=False`, `agents worker --unsandboxed`) nothing checks workflow-side code, which must be
+    deterministic either way: a worker of trusted, reviewed agents can take the saving, and the committed-history
+    replay tests (`build_replayer`) still catch a change that breaks old runs.
+    """
+    if not sandboxed:
+        return UnsandboxedWorkflowRunner()
     return SandboxedWorkflowRunner(
         restrictions=SandboxRestrictions.default.with_passthrough_modules(*PASSTHROUGH_MODULES)
     )
 
 
-def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent]) -> Replayer:
-    """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them)."""
+def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent], *, sandboxed: bool = True) -> Replayer:
+    """A replayer for recorded `AgentWorkflow` histories (the agents must be the ones that ran them), running the
+    workflow the way `build_worker(..., sandboxed=sandboxed)` does."""
     for name, agent in agents.items():
         register_agent(name, agent)
     # The worker's runner, so a replay here costs what a worker's replay of an evicted run costs; and a build id,
     # which the SDK would otherwise compute on the first replay by hashing the bytecode of every loaded module.
-    runner = AgentWorkflowRunner(workflow_runner(), context_free=ignores_contexts(data_converter))
+    runner = AgentWorkflowRunner(workflow_runner(sandboxed=sandboxed), context_free=ignores_contexts(data_converter))
     return Replayer(
         workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=runner, build_id='replayer'
     )

@@ -52,6 +52,8 @@ class Bench:
     """Runs S5 (and its floor) start: 1000, or 100 with `--quick`, unless `--s5-runs` says otherwise."""
     recorded: dict[str, WorkflowHistory] = field(default_factory=dict[str, WorkflowHistory])
     """Histories recorded by earlier scenarios for later ones (S2's 50-step run for S6)."""
+    sandboxed: bool = True
+    """Whether the runtime's workers (and S6's replayer) run workflows in Temporal's sandbox (`--unsandboxed`)."""
     scenarios: tuple[str, ...] = ()
     """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3 and S5)."""
     floor: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])

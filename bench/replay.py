@@ -51,13 +51,15 @@ async def s6_replay(bench: Bench) -> dict[str, Any]:
     history = bench.recorded.get('long_run_50')
     if history is None:
         queue = new_task_queue('S6')
-        async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+        async with build_worker(
+            bench.client, {'bench_long_run': long_run_agent}, task_queue=queue, sandboxed=bench.sandboxed
+        ):
             _, handle = await run_durable(
                 bench.client, queue, 'bench_long_run', str(STEPS), long_run_output(STEPS), usage_limits=NO_REQUEST_LIMIT
             )
             history = await handle.fetch_history()
     bare = await _bare_history(bench, 2 * STEPS + 1)
-    replayer = build_replayer({'bench_long_run': long_run_agent})
+    replayer = build_replayer({'bench_long_run': long_run_agent}, sandboxed=bench.sandboxed)
     floor = Replayer(workflows=[BareSteps], build_id='bare')
     first, _ = await _replay(replayer, history)
     await _replay(floor, bare)

@@ -86,7 +86,7 @@ async def tool_loop_phases(bench: Bench, agent: Agent[None, str] | DurableAgent)
     in_process_agent = plain_agent(agent)
     name, expected, queue = in_process_agent.name or '', tool_loop_output(), new_task_queue('S1')
     sequential, total, in_flight = (10, 40, 20) if bench.quick else (20, 100, 20)
-    async with build_worker(bench.client, {name: agent}, task_queue=queue):
+    async with build_worker(bench.client, {name: agent}, task_queue=queue, sandboxed=bench.sandboxed):
         for _ in range(2):
             await run_durable(bench.client, queue, name, 'go', expected)
         walls: list[float] = []
@@ -135,7 +135,9 @@ async def s2_long_run(bench: Bench) -> dict[str, Any]:
     all_steps = (10, 50) if bench.quick else (10, 50, 200)
     queue = new_task_queue('S2')
     runs: list[dict[str, Any]] = []
-    async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+    async with build_worker(
+        bench.client, {'bench_long_run': long_run_agent}, task_queue=queue, sandboxed=bench.sandboxed
+    ):
         await run_long(bench, queue, 1)  # warm-up
         for steps in all_steps:
             wall, handle = await run_long(bench, queue, steps)
@@ -202,7 +204,7 @@ async def approval_phases(bench: Bench, agent: Agent[None, str] | DurableAgent) 
     to_wait: list[float] = []
     to_result: list[float] = []
     handle = None
-    async with build_worker(bench.client, {name: agent}, task_queue=queue):
+    async with build_worker(bench.client, {name: agent}, task_queue=queue, sandboxed=bench.sandboxed):
         for attempt in range(1 + measured):  # the first is a warm-up
             started = time.perf_counter()
             handle = await start(bench.client, queue, name, 'go')
@@ -245,7 +247,7 @@ async def waiting_at_scale(bench: Bench, agent: Agent[None, str] | DurableAgent)
     async def send_approval(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> None:
         await retrying(lambda: handle.signal(AgentWorkflow.submit_deferred_tool_results, approve))
 
-    worker = build_worker(bench.client, {name: agent}, task_queue=queue, **options)
+    worker = build_worker(bench.client, {name: agent}, task_queue=queue, sandboxed=bench.sandboxed, **options)
     async with worker:
         warm = await start(bench.client, queue, name, 'go')
         await wait_for_state(warm, 'awaiting_deferred_tools')
@@ -302,7 +304,9 @@ async def s7_marathon(bench: Bench) -> dict[str, Any]:
     """One run of thousands of tool steps: it continues as new between steps whenever Temporal suggests it."""
     steps = 600 if bench.quick else 3000
     queue = new_task_queue('S7')
-    async with build_worker(bench.client, {'bench_long_run': long_run_agent}, task_queue=queue):
+    async with build_worker(
+        bench.client, {'bench_long_run': long_run_agent}, task_queue=queue, sandboxed=bench.sandboxed
+    ):
         wall, handle = await run_long(bench, queue, steps)
         runs = [execution async for execution in bench.client.list_workflows(f'WorkflowId = "{handle.id}"')]
         sizes = [
@@ -348,6 +352,9 @@ SCENARIOS = {
     'S8': Scenario('streamed_chat', s8_streamed_chat, 600),
 }
 
+UNSANDBOXABLE = ('S1', 'S1L', 'S2', 'S3', 'S3L', 'S5', 'S5L', 'S6', 'S7')
+"""The scenarios whose runtime workers `--unsandboxed` runs without the sandbox (the others' run in processes of
+their own, sandboxed; S0, the bare workflow, always is)."""
 
 # --- command line ------------------------------------------------------------------------------------------
 
@@ -372,12 +379,13 @@ async def run_scenarios(
     s5_slots: int = SLOTS_DEFAULT,
     s5_evict: bool = True,
     s5_runs: int | None = None,
+    sandboxed: bool = True,
 ) -> bool:
     """Run `keys` in order on one dev server, writing a line each to `out`; `False` if any failed."""
     env = await start_dev_server()
     ok = True
     try:
-        bench = Bench(env, quick, s5_slots, s5_evict, s5_runs, scenarios=tuple(keys))
+        bench = Bench(env, quick, s5_slots, s5_evict, s5_runs, sandboxed=sandboxed, scenarios=tuple(keys))
         for key in keys:
             scenario = SCENARIOS[key]
             log.info('%s %s ...', key, scenario.name)
@@ -392,6 +400,8 @@ async def run_scenarios(
                 metrics = {'error': f'{type(exc).__name__}: {exc}'}
             floor = against_floor(bench, key, metrics)
             line = {'scenario': key, 'name': scenario.name, **metrics, **floor, 'durable': True}
+            if not sandboxed and key in UNSANDBOXABLE:
+                line['sandboxed'] = False
             print(json.dumps(line), file=out, flush=True)
             log.info('%s done in %.1f s', key, time.perf_counter() - started)
     finally:
@@ -426,6 +436,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         '--s5-keep-waiting', action='store_true', help='S5 keeps waiting runs in the worker cache (no eviction)'
     )
     parser.add_argument('--s5-runs', type=int, help='runs S5 starts (default 1000; 100 with --quick)')
+    parser.add_argument(
+        '--unsandboxed',
+        action='store_true',
+        help=f"workers in this process (and S6's replayer) without Temporal's sandbox ({', '.join(UNSANDBOXABLE)})",
+    )
     args = parser.parse_args(argv)
     if args.s5_runs is not None and args.s5_runs < 1:
         parser.error('--s5-runs must be at least 1')
@@ -438,6 +453,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             s5_slots=args.s5_slots,
             s5_evict=not args.s5_keep_waiting,
             s5_runs=args.s5_runs,
+            sandboxed=not args.unsandboxed,
         )
     )
     return 0 if ok else 1

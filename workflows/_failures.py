@@ -17,6 +17,9 @@ first failure kept, so a huge message never turns into Temporal's "Failure excee
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import temporalio
 from temporalio.exceptions import ActivityError, ApplicationError, FailureError, is_cancelled_exception
 from temporalio.worker.workflow_sandbox import RestrictedWorkflowAccessError
 
@@ -24,6 +27,8 @@ from activities._fitted_failures import FittedFailure, failure_of, fit, fitted_f
 from agent.exceptions import AgentRunError, UserError
 
 __all__ = ('as_workflow_failure',)
+
+_SDK_FOLDER = str(Path(temporalio.__file__).parent)
 
 
 def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
@@ -36,13 +41,18 @@ def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
         kind = type(exc).__name__
         error = ApplicationError(headline(kind, str(exc)), type=kind, non_retryable=True)
     elif isinstance(exc, RestrictedWorkflowAccessError):
+        # The sandbox's own advice (pass the import through) is about workflow modules, not an agent's functions;
+        # its first sentence and the function that tried are what the person needs, so no cause is chained.
+        tried = str(exc).split('. ')[0]
         error = ApplicationError(
-            f'Workflow-side code tried to do I/O ({exc}). Hooks, instructions and prepare functions run in the '
-            'workflow and must be deterministic. Do I/O in tools, or in model-request/tool-execute hooks (which '
-            "run in activities; a capability that moved one with hook_sides={...: 'workflow'} must move it back).",
+            f'Workflow-side code tried to do I/O{_raised_in(exc)}: {tried}. Hooks, instructions and prepare '
+            'functions run in the workflow and must be deterministic. Do I/O in tools, or in model-request or '
+            'tool-execute hooks (which run in activities; a capability that moved one with '
+            "hook_sides={...: 'workflow'} must move it back).",
             type='WorkflowSideIO',
             non_retryable=True,
         )
+        return FittedFailure(fitted_failure(error)[0])
     elif isinstance(exc, FailureError):
         failure, changed = fitted_failure(exc)
         return FittedFailure(failure) if changed else None
@@ -50,6 +60,19 @@ def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
         return None
     error.__cause__ = exc
     return FittedFailure(fitted_failure(error)[0])
+
+
+def _raised_in(exc: BaseException) -> str:
+    """` in <function> (<file>:<line>)`: the innermost frame of `exc` outside the SDK, or nothing."""
+    # The traceback's own frames: `traceback.extract_tb` would read source files, I/O the sandbox refuses.
+    where = ''
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(_SDK_FOLDER):
+            where = f' in {code.co_name} ({Path(code.co_filename).name}:{tb.tb_lineno})'
+        tb = tb.tb_next
+    return where
 
 
 def _activity_failure(exc: ActivityError) -> ApplicationError:

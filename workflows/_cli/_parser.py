@@ -116,6 +116,11 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         help='on SIGTERM or Ctrl-C, how long running model requests and tool calls may take to finish (default 10)',
     )  # fmt: skip
     worker.add_argument(
+        '--unsandboxed', action='store_true',
+        help="run workflows outside Temporal's sandbox: less CPU per step, and workflow-side code (hooks, "
+        'instructions, validators) is not checked for I/O; for trusted agents only',
+    )  # fmt: skip
+    worker.add_argument(
         '--prometheus-address', metavar='HOST:PORT',
         help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
     )  # fmt: skip

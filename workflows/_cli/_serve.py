@@ -194,7 +194,11 @@ async def worker_command(args: argparse.Namespace) -> int:
         client = await connect_worker(**settings_from(args), prometheus_address=args.prometheus_address)
     try:
         worker = build_worker(
-            client, agents, task_queue=task_queue, graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown)
+            client,
+            agents,
+            task_queue=task_queue,
+            sandboxed=not args.unsandboxed,
+            graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown),
         )
         running = f'Worker running {", ".join(agents)} on task queue {task_queue!r}'
         await _serve_until_stopped(worker, running, args.graceful_shutdown, publisher)
