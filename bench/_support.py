@@ -263,6 +263,20 @@ async def wait_for_state(handle: WorkflowHandle[Any, Any], state: str, seconds: 
         raise TimeoutError(f'Run {handle.id} not {state!r} after {seconds:g} s (last: {last!r})') from None
 
 
+async def wait_for_count(client: Client, query: str, count: int, seconds: float) -> None:
+    """Count the runs the visibility store finds with `query` until there are `count`.
+
+    What an inbox does (`agents pending`): it costs the worker nothing, where a `status` query of a run that left the
+    worker's cache while it waits replays that run.
+    """
+    deadline = time.monotonic() + seconds
+    found = 0
+    while (found := (await client.count_workflows(query)).count) < count:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f'{found} of {count} runs found by {query!r} after {seconds:g} s')
+        await asyncio.sleep(0.2)
+
+
 async def wait_for_all(handles: Sequence[WorkflowHandle[Any, Any]], state: str, seconds: float) -> None:
     """Sweep the runs not yet in `state` until none is left, gently: every query is a task for the worker."""
     pending = list(handles)
