@@ -435,7 +435,7 @@ def workflow_runner(*, sandboxed: bool = True) -> WorkflowRunner:
     workflow, instructions, prepare functions, output validators) that opens a file or a socket through them fails
     its run with `WorkflowSideIO` instead of making the run's replays diverge. The price is paid on every workflow
     task and, while any task runs, by every thread of the worker: each `isinstance`, `issubclass` and import goes
-    through the sandbox's Python-level dispatch (about a fifth of a tool loop's worker CPU; see `bench/README.md`).
+    through the sandbox's Python-level dispatch (a tenth or more of a tool loop's worker CPU; see `bench/README.md`).
     Without it (`sandboxed=False`, `agents worker --unsandboxed`) nothing checks workflow-side code, which must be
     deterministic either way: a worker of trusted, reviewed agents can take the saving, and the committed-history
     replay tests (`build_replayer`) still catch a change that breaks old runs.
