@@ -78,13 +78,20 @@ def assert_one_trace_of_the_approval_run(trace: Trace) -> None:
     assert run.attributes.get('gen_ai.aggregated_usage.input_tokens', 0) > 0
 
 
-@pytest.mark.parametrize('cache', ['no workflow cache', 'worker restarted during the approval wait'])
+REPLAYS: dict[str, dict[str, Any]] = {
+    'no workflow cache': {'max_cached_workflows': 0},
+    'worker restarted during the approval wait': {},
+    'no workflow cache, no sandbox': {'max_cached_workflows': 0, 'sandboxed': False},
+}
+
+
+@pytest.mark.parametrize('replays', list(REPLAYS))
 async def test_a_run_with_an_approval_wait_is_one_trace_with_each_span_once(
-    client: Client, task_queue: str, cache: str
+    client: Client, task_queue: str, replays: str
 ) -> None:
     telemetry = Telemetry.create()
     agent = approval_agent(telemetry)
-    options: dict[str, Any] = {'max_cached_workflows': 0} if cache == 'no workflow cache' else {}
+    options = REPLAYS[replays]
     agents = AgentClient(client, task_queue=task_queue, tracer_provider=telemetry.tracer_provider)
 
     def new_worker() -> Any:
