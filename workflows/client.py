@@ -102,7 +102,12 @@ class AgentClient:
     async def start(
         self, agent: str, prompt: str | None = None, *, workflow_id: str | None = None, **fields: Any
     ) -> WorkflowHandle[AgentWorkflow, AgentRunOutput]:
-        """Start a run of `agent` (extra keyword arguments are `AgentRunInput` fields)."""
+        """Start a run of `agent` (extra keyword arguments are `AgentRunInput` fields).
+
+        Where a worker of this client's connection polls the task queue and has a free slot, the server hands it the
+        run's first workflow task in the reply to the start (Temporal's eager workflow start), a few milliseconds
+        sooner than through the task queue; otherwise the run starts as usual.
+        """
         inp = AgentRunInput(agent=agent, prompt=prompt, **fields)
         summary, details = start_metadata(inp)  # what the Web UI shows of the run: the agent and the prompt's start
         return await self.client.start_workflow(
@@ -112,6 +117,8 @@ class AgentClient:
             task_queue=self.task_queue,
             static_summary=summary,
             static_details=details,
+            # The SDK's core asks for it only when a worker of this connection has a slot for the task queue.
+            request_eager_start=True,
         )
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
