@@ -3,10 +3,9 @@
 `AgentTracingInterceptor` is Temporal's `TracingInterceptor` (`temporalio.contrib.opentelemetry`): the client's
 calls open spans (`StartWorkflow:AgentWorkflow`, `StartWorkflowUpdate:...`) and put their context in the
 workflow's headers; each activity attempt runs in a `RunActivity:...` span parented through the activity's
-headers. The `chat` and `execute_tool` spans of the activities nest under those, and through them under
-`invoke_agent`.
+headers.
 
-Two changes:
+Three changes:
 - Temporal's `RunWorkflow` span gets a span id derived from the workflow run's id and is made the current span
   for the whole workflow run, replaying or not. The run's `invoke_agent` span (see `workflows._run_spans`) is
   therefore its child on every worker that replays the run.
@@ -15,8 +14,13 @@ Two changes:
   the workflow's current span, so each attempt's `RunActivity` span is a direct child of `invoke_agent`. That
   halves the spans of a tool loop, and the gap between the parent's start and an attempt's start still shows
   the wait; the attempt's `temporalActivityID` tells attempts of one call apart from other calls.
+- An attempt's span is offered to the agent's instrumentation (`agent._instrumentation.AdoptableSpan`): an activity
+  that is a model request or a tool call of an instrumented agent records one span per attempt, its `chat` or
+  `execute_tool` span, carrying Temporal's attributes (`temporalActivityID`, `temporalWorkflowID`, `temporalRunID`)
+  with the GenAI ones, where Temporal's interceptor alone would nest a `chat` span in a `RunActivity` one. Other
+  activities (and every activity of an agent that is not instrumented) keep their `RunActivity:<type>` span.
 
-The trace reads `StartWorkflow > RunWorkflow > invoke_agent > RunActivity > chat / execute_tool`; a failed run
+The trace reads `StartWorkflow > RunWorkflow > invoke_agent > chat / execute_tool`; a failed run
 adds Temporal's `CompleteWorkflow` span with the failure (a completed one needs none: `invoke_agent` ends with it).
 
 Enabled when there is a tracer provider to record with: one given to `with_tracing` (and `build_worker`,
@@ -53,6 +57,8 @@ from temporalio.worker import (
     WorkflowInterceptorClassInput,
     WorkflowOutboundInterceptor,
 )
+
+from agent._instrumentation import ADOPTABLE_SPAN, AdoptableSpan
 
 from ._run_spans import FixedIds, deterministic_id
 
@@ -112,6 +118,7 @@ class AgentTracingInterceptor(TracingInterceptor):
     def __init__(self, tracer_provider: TracerProvider | None = None) -> None:
         provider = tracer_provider or trace.get_tracer_provider()
         super().__init__(provider.get_tracer(TRACER_SCOPE))
+        self.tracer_provider = provider
         self._activity_contexts: dict[tuple[Any, ...], opentelemetry.context.Context | None] = {}
 
     def workflow_interceptor_class(
@@ -153,7 +160,8 @@ class AgentTracingInterceptor(TracingInterceptor):
 
 
 class _ActivityTracing(ActivityInboundInterceptor):
-    """Temporal's activity span (same name, kind and attributes), with the parent context decoded once per header."""
+    """Temporal's activity span (same name, kind and attributes), with the parent context decoded once per header,
+    offered to the GenAI span the attempt opens (which renames it)."""
 
     def __init__(self, next: ActivityInboundInterceptor, root: AgentTracingInterceptor) -> None:
         super().__init__(next)
@@ -172,7 +180,12 @@ class _ActivityTracing(ActivityInboundInterceptor):
             attributes=attributes,
             kind=SpanKind.SERVER,
         ):
-            return await self.next.execute_activity(input)
+            offered = AdoptableSpan(trace.get_current_span(), self.root.tracer_provider)
+            token = opentelemetry.context.attach(opentelemetry.context.set_value(ADOPTABLE_SPAN, offered))
+            try:
+                return await self.next.execute_activity(input)
+            finally:
+                opentelemetry.context.detach(token)
 
 
 class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):

@@ -23,6 +23,8 @@ invoke_agent <agent>          (Instrumentation.wrap_run)
 from ._messages import input_messages, output_message, system_instructions
 from ._settings import DEFAULT_INSTRUMENTATION_VERSION, SCOPE_NAME, InstrumentationSettings
 from ._spans import (
+    ADOPTABLE_SPAN,
+    AdoptableSpan,
     AgentRunSpan,
     ModelRequestSpan,
     ToolCallSpan,
@@ -34,8 +36,10 @@ from ._spans import (
 )
 
 __all__ = (
+    'ADOPTABLE_SPAN',
     'DEFAULT_INSTRUMENTATION_VERSION',
     'SCOPE_NAME',
+    'AdoptableSpan',
     'AgentRunSpan',
     'InstrumentationSettings',
     'ModelRequestSpan',

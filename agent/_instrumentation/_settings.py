@@ -89,6 +89,8 @@ class InstrumentationSettings:
             raise UserError(f'Instrumentation version must be one of 2, 3, 4, 5 or 6, not {version!r}.')
         tracer_provider = tracer_provider or get_tracer_provider()
         meter_provider = meter_provider or get_meter_provider()
+        self.tracer_provider = tracer_provider
+        """Where the spans go (the global provider when none was given)."""
         self.tracer = tracer_provider.get_tracer(SCOPE_NAME, _SCOPE_VERSION)
         self.meter = meter_provider.get_meter(SCOPE_NAME, _SCOPE_VERSION)
         self.include_content = include_content

@@ -9,6 +9,11 @@ adds what is known only once the operation succeeded; a failure marks the span a
 
 Durations come from `now_utc()` (the runtime's one clock, see `agent._env`) and span timestamps from
 OpenTelemetry itself.
+
+Where the operation already has a span of its own (a durable activity's attempt, opened by the worker's tracing
+interceptor and offered in the context as an `AdoptableSpan`), the first of these spans opened with the same tracer
+provider takes that span over instead of opening a child: it renames it and adds its attributes, and whoever opened
+it ends it. An activity that is one model request or one tool call then records one span, not two.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+from opentelemetry.context import Context, create_key, get_value
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider, use_span
 from opentelemetry.util.types import AttributeValue
 
 from agent._env import now_utc
@@ -39,6 +44,8 @@ if TYPE_CHECKING:
     from ._settings import InstrumentationSettings
 
 __all__ = (
+    'ADOPTABLE_SPAN',
+    'AdoptableSpan',
     'AgentRunSpan',
     'ModelRequestSpan',
     'ToolCallSpan',
@@ -107,11 +114,40 @@ def _settings_attributes(settings: ModelSettings | None) -> dict[str, AttributeV
     return attributes
 
 
-def _record_failure(span: Span, error: BaseException) -> None:
+def _record_failure(span: Span, error: BaseException, *, record_exception: bool = True) -> None:
     if isinstance(error, ApprovalRequired | CallDeferred):
         return  # a deferral waits for a human or another system: the span ends without an error
-    span.record_exception(error, escaped=True)
+    if record_exception:
+        span.record_exception(error, escaped=True)
     span.set_status(Status(StatusCode.ERROR, f'{type(error).__name__}: {error}'))
+
+
+ADOPTABLE_SPAN = create_key('agent_adoptable_span')
+"""The context key under which an `AdoptableSpan` is offered."""
+
+
+class AdoptableSpan:
+    """A span opened around one operation, for the first GenAI span opened inside it to become.
+
+    Args:
+        span: The span, current while the operation runs; its opener ends it (and records an exception that
+            escapes it).
+        tracer_provider: The provider it was started with: only settings recording to the same provider adopt it.
+    """
+
+    __slots__ = ('span', 'taken', 'tracer_provider')
+
+    def __init__(self, span: Span, tracer_provider: TracerProvider) -> None:
+        self.span = span
+        self.tracer_provider = tracer_provider
+        self.taken = False
+
+    def take(self, settings: InstrumentationSettings) -> Span | None:
+        """The span, the first time settings of the same provider ask; `None` after that or for another provider."""
+        if self.taken or settings.tracer_provider is not self.tracer_provider:
+            return None
+        self.taken = True
+        return self.span
 
 
 def _error_type(error: BaseException) -> str:
@@ -128,6 +164,18 @@ def _span(
     kind: SpanKind = SpanKind.INTERNAL,
     context: Context | None = None,
 ) -> Generator[Span]:
+    offered = get_value(ADOPTABLE_SPAN, context)
+    adopted = offered.take(settings) if isinstance(offered, AdoptableSpan) else None
+    if adopted is not None:
+        adopted.update_name(name)
+        adopted.set_attributes(attributes)
+        with use_span(adopted, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+            try:
+                yield adopted
+            except BaseException as error:
+                _record_failure(adopted, error, record_exception=False)  # its opener records the exception
+                raise
+        return
     with settings.tracer.start_as_current_span(
         name, context=context, kind=kind, attributes=attributes, record_exception=False, set_status_on_exception=False
     ) as span:

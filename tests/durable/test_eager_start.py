@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from temporalio.client import Client, WorkflowHandle
 
@@ -22,7 +24,7 @@ def _reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 AGENTS = {'eager': Agent(FunctionModel(_reply), name='eager')}
 
 
-def _eagerly_started(handle: WorkflowHandle[object, object]) -> bool:
+def _eagerly_started(handle: WorkflowHandle[Any, Any]) -> bool:
     # The SDK's own record of whether the start's reply carried the first workflow task.
     return bool(getattr(handle, '__temporal_eagerly_started'))
 
@@ -34,9 +36,7 @@ async def test_a_run_started_beside_its_worker_starts_eagerly(client: Client, ta
     assert _eagerly_started(handle)
 
 
-async def test_a_run_started_on_another_connection_goes_through_the_task_queue(
-    client: Client, task_queue: str
-) -> None:
+async def test_a_run_started_on_another_connection_goes_through_the_task_queue(client: Client, task_queue: str) -> None:
     target = client.service_client.config.target_host
     elsewhere = await Client.connect(target, namespace=client.namespace, data_converter=data_converter)
     async with build_worker(client, AGENTS, task_queue=task_queue):

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from temporalio.client import Client
 
-from activities import call_tool_activity_name, model_request_activity_name
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
@@ -64,11 +63,16 @@ def assert_one_trace_of_the_approval_run(trace: Trace) -> None:
     }
     run = trace.one('invoke_agent')
     assert trace.ancestors(run) == ['RunWorkflow:AgentWorkflow', 'StartWorkflow:AgentWorkflow']
-    model, tool = model_request_activity_name('traced'), call_tool_activity_name('traced')
+    # Each model request and tool call is its activity's span: no `RunActivity` around it, Temporal's attributes on it.
+    assert trace.named('RunActivity:') == []
     for span in trace.named('chat '):
-        assert trace.ancestors(span)[:3] == [f'RunActivity:{model}', 'invoke_agent traced', 'RunWorkflow:AgentWorkflow']
+        assert trace.ancestors(span)[:2] == ['invoke_agent traced', 'RunWorkflow:AgentWorkflow']
+        assert span.attributes['temporalActivityID'].endswith('.model')
     for span in trace.named('execute_tool '):
-        assert trace.ancestors(span)[:3] == [f'RunActivity:{tool}', 'invoke_agent traced', 'RunWorkflow:AgentWorkflow']
+        assert trace.ancestors(span)[:2] == ['invoke_agent traced', 'RunWorkflow:AgentWorkflow']
+        assert '.tool.' in span.attributes['temporalActivityID']
+    activity_spans = [*trace.named('chat '), *trace.named('execute_tool ')]
+    assert len({span.attributes['temporalWorkflowID'] for span in activity_spans}) == 1
     # The activities' spans carry the run's attributes, as in-process.
     run_id = run.attributes['gen_ai.agent.call.id']
     assert {s.attributes['gen_ai.agent.call.id'] for s in [*trace.named('chat '), *trace.named('execute_tool ')]} == {
@@ -112,7 +116,7 @@ async def test_a_run_with_an_approval_wait_is_one_trace_with_each_span_once(
     assert_one_trace_of_the_approval_run(Trace(s for s in spans if s.trace_id == spans[0].trace_id))
 
 
-async def test_a_retried_tool_shows_each_attempt_under_its_own_activity_span(client: Client, task_queue: str) -> None:
+async def test_a_retried_tool_shows_each_attempt_as_a_span_of_its_own(client: Client, task_queue: str) -> None:
     telemetry = Telemetry.create()
     attempts: list[int] = []
 
@@ -142,15 +146,13 @@ async def test_a_retried_tool_shows_each_attempt_under_its_own_activity_span(cli
     trace.assert_each_span_once()
     tool_spans = trace.named('execute_tool flaky')
     assert [span.error for span in tool_spans] == [True, False]
-    # Each attempt ran in an activity span of its own, both children of the run's span, for the same activity.
-    tool = call_tool_activity_name('retried')
-    activity_spans = [trace.parent(span) for span in tool_spans]
-    assert [s.name if s else None for s in activity_spans] == [f'RunActivity:{tool}'] * 2
-    assert activity_spans[0] != activity_spans[1]
-    assert [trace.ancestors(span)[1:3] for span in tool_spans] == [
+    # Each attempt is its activity attempt's span, both children of the run's span, for the same activity.
+    assert tool_spans[0].span_id != tool_spans[1].span_id
+    assert [trace.ancestors(span)[:2] for span in tool_spans] == [
         ['invoke_agent retried', 'RunWorkflow:AgentWorkflow']
     ] * 2
-    assert len({span.attributes['temporalActivityID'] for span in activity_spans if span}) == 1
+    assert len({span.attributes['temporalActivityID'] for span in tool_spans}) == 1
+    assert trace.named('RunActivity:') == []
 
 
 async def test_a_failed_run_records_its_failure_and_a_completed_one_no_completion_span(
