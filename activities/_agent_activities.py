@@ -13,8 +13,8 @@ their call and result events.
 
 The I/O-wrapping hooks on the activity side (all of them unless a capability moved some to the workflow
 with `hook_sides`) run here, next to the call they wrap. So do the `Instrumentation` capability's `chat` and
-`execute_tool` spans: each attempt of an activity records its own, under the attempt's `RunActivity` span when the
-worker traces (see `workflows._tracing`).
+`execute_tool` spans: each attempt of an activity records its own, which takes over the attempt's `RunActivity` span
+when the worker traces (see `workflows._tracing`).
 """
 
 from __future__ import annotations
