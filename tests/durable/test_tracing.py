@@ -16,6 +16,7 @@ from tests.instrumentation._otel import Telemetry
 from worker import build_worker
 from workflows.client import AgentClient
 
+from ._approvals import wait_for_approval
 from ._traces import SeenSpan, Trace
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -42,15 +43,6 @@ def approval_agent(telemetry: Telemetry) -> Agent[None, Any]:
         return 'deleted'
 
     return agent
-
-
-async def wait_for_approval(agents: AgentClient, workflow_id: str) -> None:
-    for _ in range(200):  # bounded: the run reaches its approval wait on the worker
-        pending = await agents.pending(workflow_id)
-        if pending is not None and pending.approvals:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError('the run never waited for an approval')
 
 
 def assert_one_trace_of_the_approval_run(trace: Trace) -> None:

@@ -6,21 +6,20 @@ Python's builtins fails the run with `WorkflowSideIO` in the sandbox and goes un
 
 from __future__ import annotations
 
-import asyncio
-import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
+from temporalio.client import Client, WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from agent import Agent, DeferredToolResults
+from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
 from worker import build_replayer, build_worker
-from workflows import AgentRunInput, AgentWorkflow, RunStatus
+from workflows.client import AgentClient
 
+from ._approvals import wait_for_approval
 from ._cli_helpers import agents, dev_worker, user_env, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -67,28 +66,15 @@ file_reader = Agent(FunctionModel(_echo), name='unsandboxed_file_reader', instru
 AGENTS: dict[str, Agent[Any, Any]] = {'unsandboxed_payments': payments, 'unsandboxed_file_reader': file_reader}
 
 
-async def _start(client: Client, task_queue: str, agent: str) -> WorkflowHandle[Any, Any]:
-    return await client.start_workflow(
-        AgentWorkflow.run, AgentRunInput(agent=agent, prompt='go'), id=f'run-{uuid.uuid4()}', task_queue=task_queue
-    )
-
-
-async def _awaiting(handle: WorkflowHandle[Any, Any]) -> None:
-    for _ in range(200):
-        status: RunStatus = await handle.query(AgentWorkflow.status)
-        if status.state == 'awaiting_deferred_tools':
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError('the run never waited for approval')
-
-
 async def test_an_unsandboxed_worker_runs_an_approval_and_its_history_replays_both_ways(
     client: Client, task_queue: str
 ) -> None:
     async with build_worker(client, AGENTS, task_queue=task_queue, sandboxed=False):
-        handle = await _start(client, task_queue, 'unsandboxed_payments')
-        await _awaiting(handle)  # the waiting run left the cache: the approval's task replays it, unsandboxed
-        await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'wire-1': True}))
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('unsandboxed_payments', 'go')
+        # The waiting run leaves the cache: the approval's task replays it, unsandboxed.
+        await wait_for_approval(agents, handle.id)
+        await agents.approve(handle.id, approvals={'wire-1': True})
         result = await handle.result()
     assert result.output == 'rate 1.1; wired 5'
     history = await handle.fetch_history()
@@ -101,7 +87,7 @@ async def test_an_unsandboxed_worker_runs_an_approval_and_its_history_replays_bo
 
 async def test_workflow_side_io_fails_the_run_in_the_sandbox(client: Client, task_queue: str) -> None:
     async with build_worker(client, AGENTS, task_queue=task_queue):
-        handle = await _start(client, task_queue, 'unsandboxed_file_reader')
+        handle = await AgentClient(client, task_queue=task_queue).start('unsandboxed_file_reader', 'go')
         with pytest.raises(WorkflowFailureError) as failed:
             await handle.result()
     cause = failed.value.cause
@@ -117,7 +103,8 @@ async def test_workflow_side_io_fails_the_run_in_the_sandbox(client: Client, tas
 
 async def test_workflow_side_io_goes_unchecked_without_the_sandbox(client: Client, task_queue: str) -> None:
     async with build_worker(client, AGENTS, task_queue=task_queue, sandboxed=False):
-        result = await (await _start(client, task_queue, 'unsandboxed_file_reader')).result()
+        handle = await AgentClient(client, task_queue=task_queue).start('unsandboxed_file_reader', 'go')
+        result = await handle.result()
     assert result.output == f'told: The first line is {FIRST_LINE!r}.'
 
 
