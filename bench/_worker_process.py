@@ -2,7 +2,8 @@
 
 A worker module prints a line starting with `Worker running` once it polls, then answers one line on stdout for
 each request line on stdin (`cpu` -> `cpu <seconds>`, and whatever else it offers), and stops when stdin closes.
-Its CPU is its own: every thread of the process, the SDK core's included, and nothing of the benchmark's.
+Its CPU is its own: every thread of the process, the SDK core's included, and nothing of the benchmark's. Like the
+worker command, it freezes its start-up heap once its worker runs (`workflows._process.freeze_startup_heap`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 
 from temporalio.client import Client
+
+from workflows._process import freeze_startup_heap
 
 from ._support import ROOT, log, within
 
@@ -110,6 +113,7 @@ async def answer_requests(answers: Mapping[str, Answer] | None = None) -> None:
     `unknown <request>`.
     """
     handlers: dict[str, Answer] = {'cpu': _cpu, **(answers or {})}
+    freeze_startup_heap()  # as the worker command does once its worker runs
     print('Worker running', flush=True)
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, sys.stdin.readline):

@@ -37,7 +37,15 @@ from typing import Any
 import opentelemetry.context
 from opentelemetry import trace
 from opentelemetry.sdk.trace import Tracer as SdkTracer
-from opentelemetry.trace import NonRecordingSpan, ProxyTracerProvider, SpanContext, SpanKind, TracerProvider
+from opentelemetry.trace import (
+    NonRecordingSpan,
+    ProxyTracerProvider,
+    SpanContext,
+    SpanKind,
+    Status,
+    StatusCode,
+    TracerProvider,
+)
 from opentelemetry.util.types import AttributeValue
 from temporalio import activity, workflow
 from temporalio.api.common.v1 import Payload
@@ -47,6 +55,7 @@ from temporalio.contrib.opentelemetry._context import attached_context
 from temporalio.contrib.opentelemetry._interceptor import (
     _TracingWorkflowOutboundInterceptor,
 )
+from temporalio.exceptions import ApplicationError, ApplicationErrorCategory
 from temporalio.worker import (
     ActivityInboundInterceptor,
     ExecuteActivityInput,
@@ -160,32 +169,43 @@ class AgentTracingInterceptor(TracingInterceptor):
 
 
 class _ActivityTracing(ActivityInboundInterceptor):
-    """Temporal's activity span (same name, kind and attributes), with the parent context decoded once per header,
-    offered to the GenAI span the attempt opens (which renames it)."""
+    """Temporal's activity span (same name, kind, attributes, error status and exception event), with the parent
+    context decoded once per header, offered to the GenAI span the attempt opens (which renames it).
+
+    The span is started and made current in one context switch (Temporal's interceptor nests three context
+    managers for it): an activity attempt is the hottest path tracing sits on.
+    """
 
     def __init__(self, next: ActivityInboundInterceptor, root: AgentTracingInterceptor) -> None:
         super().__init__(next)
         self.root = root
 
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
+        root = self.root
         info = activity.info()
         attributes: dict[str, AttributeValue] = {'temporalActivityID': info.activity_id}
         if info.workflow_id:
             attributes['temporalWorkflowID'] = info.workflow_id
         if info.workflow_run_id:
             attributes['temporalRunID'] = info.workflow_run_id
-        with self.root._start_as_current_span(
-            f'RunActivity:{info.activity_type}',
-            context=self.root.activity_context(input.headers.get(self.root.header_key)),
-            attributes=attributes,
-            kind=SpanKind.SERVER,
-        ):
-            offered = AdoptableSpan(trace.get_current_span(), self.root.tracer_provider)
-            token = opentelemetry.context.attach(opentelemetry.context.set_value(ADOPTABLE_SPAN, offered))
-            try:
-                return await self.next.execute_activity(input)
-            finally:
-                opentelemetry.context.detach(token)
+        parent = root.activity_context(input.headers.get(root.header_key))
+        span = root.tracer.start_span(
+            f'RunActivity:{info.activity_type}', parent, kind=SpanKind.SERVER, attributes=attributes
+        )
+        offered = AdoptableSpan(span, root.tracer_provider)
+        context = opentelemetry.context.set_value(ADOPTABLE_SPAN, offered, trace.set_span_in_context(span, parent))
+        token = opentelemetry.context.attach(context)
+        try:
+            return await self.next.execute_activity(input)
+        except Exception as error:
+            if span.is_recording():
+                if not isinstance(error, ApplicationError) or error.category != ApplicationErrorCategory.BENIGN:
+                    span.set_status(Status(StatusCode.ERROR, f'{type(error).__name__}: {error}'))
+                span.record_exception(error)
+            raise
+        finally:
+            opentelemetry.context.detach(token)
+            span.end()
 
 
 class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from opentelemetry.context import Context, create_key, get_value
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider, use_span
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider, get_current_span
 from opentelemetry.util.types import AttributeValue
 
 from agent._env import now_utc
@@ -142,9 +142,13 @@ class AdoptableSpan:
         self.tracer_provider = tracer_provider
         self.taken = False
 
-    def take(self, settings: InstrumentationSettings) -> Span | None:
-        """The span, the first time settings of the same provider ask; `None` after that or for another provider."""
+    def take(self, settings: InstrumentationSettings, context: Context | None = None) -> Span | None:
+        """The span, the first time settings of the same provider ask while it is still the current span of
+        `context` (the current context when not given); `None` after that, for another provider, or under a span
+        opened inside it (whose child a GenAI span is)."""
         if self.taken or settings.tracer_provider is not self.tracer_provider:
+            return None
+        if get_current_span(context) is not self.span:
             return None
         self.taken = True
         return self.span
@@ -165,16 +169,16 @@ def _span(
     context: Context | None = None,
 ) -> Generator[Span]:
     offered = get_value(ADOPTABLE_SPAN, context)
-    adopted = offered.take(settings) if isinstance(offered, AdoptableSpan) else None
+    adopted = offered.take(settings, context) if isinstance(offered, AdoptableSpan) else None
     if adopted is not None:
+        # Already the current span of `context`: renamed and described, not switched to.
         adopted.update_name(name)
         adopted.set_attributes(attributes)
-        with use_span(adopted, end_on_exit=False, record_exception=False, set_status_on_exception=False):
-            try:
-                yield adopted
-            except BaseException as error:
-                _record_failure(adopted, error, record_exception=False)  # its opener records the exception
-                raise
+        try:
+            yield adopted
+        except BaseException as error:
+            _record_failure(adopted, error, record_exception=False)  # its opener records the exception
+            raise
         return
     with settings.tracer.start_as_current_span(
         name, context=context, kind=kind, attributes=attributes, record_exception=False, set_status_on_exception=False

@@ -145,6 +145,10 @@ async def test_a_retried_tool_shows_each_attempt_as_a_span_of_its_own(client: Cl
     ] * 2
     assert len({span.attributes['temporalActivityID'] for span in tool_spans}) == 1
     assert trace.named('RunActivity:') == []
+    # The failed attempt records its exception once (the activity's opener records it, the tool span does not).
+    (failed,) = [span for span in telemetry.spans() if span.context and span.context.span_id == tool_spans[0].span_id]
+    assert [event.name for event in failed.events] == ['exception']
+    assert 'ConnectionError: the service dropped the connection' in str(failed.status.description)
 
 
 async def test_a_failed_run_records_its_failure_and_a_completed_one_no_completion_span(

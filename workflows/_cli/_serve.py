@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+from workflows._process import freeze_startup_heap
+
 from ._connect import DEFAULT_TASK_QUEUE, settings_from
 from ._errors import CommandError
 
@@ -128,6 +130,7 @@ async def _serve_until_stopped(worker: Any, what: str, grace: float, publisher: 
         loop.add_signal_handler(signum, stop.set)
     # The publisher (if any) is closed after the worker, so the events of the calls finishing on the way out are sent.
     async with publisher or contextlib.nullcontext(), worker:
+        freeze_startup_heap()  # what was built to start lives as long as the process: full collections skip it
         print(what, flush=True)
         await stop.wait()
         # Leaving the block stops polling and lets the calls in hand finish (up to the grace period);
