@@ -110,7 +110,7 @@ def with_tracing(client: Client, tracer_provider: TracerProvider | None = None) 
 
 @dataclass(frozen=True)
 class _RunWorkflowSpan:
-    carrier: Mapping[str, Any]
+    parent: opentelemetry.context.Context
     name: str
     span_id: int
     attributes: Mapping[str, AttributeValue]
@@ -128,7 +128,7 @@ class AgentTracingInterceptor(TracingInterceptor):
         provider = tracer_provider or trace.get_tracer_provider()
         super().__init__(provider.get_tracer(TRACER_SCOPE))
         self.tracer_provider = provider
-        self._activity_contexts: dict[tuple[Any, ...], opentelemetry.context.Context | None] = {}
+        self._activity_contexts: dict[bytes, opentelemetry.context.Context | None] = {}
 
     def workflow_interceptor_class(
         self, input: WorkflowInterceptorClassInput
@@ -147,7 +147,7 @@ class AgentTracingInterceptor(TracingInterceptor):
         activities all carry the same one)."""
         if header is None:
             return None
-        key = (header.data, *sorted(header.metadata.items()))
+        key = header.SerializeToString(deterministic=True)
         if (context := self._activity_contexts.get(key)) is None:
             context = self._context_from_headers({self.header_key: header})
             if len(self._activity_contexts) >= _KEPT_ACTIVITY_CONTEXTS:
@@ -159,11 +159,10 @@ class AgentTracingInterceptor(TracingInterceptor):
         tracer = self.tracer
         if not isinstance(tracer, SdkTracer):
             return
-        context = self.text_map_propagator.extract(params.carrier)
         fixed = copy.copy(tracer)
         fixed.id_generator = FixedIds(trace.INVALID_TRACE_ID, params.span_id)
         span = fixed.start_span(
-            params.name, context, kind=SpanKind.SERVER, attributes=params.attributes, start_time=params.time_ns
+            params.name, params.parent, kind=SpanKind.SERVER, attributes=params.attributes, start_time=params.time_ns
         )
         span.end(end_time=params.time_ns)
 
@@ -257,12 +256,10 @@ class _AgentWorkflowTracing(TracingWorkflowInboundInterceptor):
             info = workflow.info()
             span_id = deterministic_id(64, 'RunWorkflow', info.run_id)
             if not workflow.unsafe.is_replaying_history_events():
-                carrier: dict[str, Any] = {}
-                self.text_map_propagator.inject(carrier)
                 record: Callable[[_RunWorkflowSpan], None] = workflow.extern_functions()[_RUN_WORKFLOW_SPAN]
                 record(
                     _RunWorkflowSpan(
-                        carrier,
+                        opentelemetry.context.get_current(),  # the client's span, and any baggage it sent
                         f'RunWorkflow:{info.workflow_type}',
                         span_id,
                         {'temporalWorkflowID': info.workflow_id, 'temporalRunID': info.run_id},

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from opentelemetry.context import Context
-from opentelemetry.trace import Span, set_span_in_context, use_span
+from opentelemetry.context import Context, attach, detach
+from opentelemetry.trace import Span, set_span_in_context
 from opentelemetry.util.types import AttributeValue
 
 from agent._instrumentation import (
@@ -134,9 +134,13 @@ class Instrumentation(AbstractCapability[Any]):
         """Make the run span current while a node runs (the run hooks live in another task)."""
         if self._run_span is None:
             return await handler(node)
-        # The node's failures are the run's to judge (a capability may recover): never mark the span here.
-        with use_span(self._run_span, end_on_exit=False, record_exception=False, set_status_on_exception=False):
+        # The node's failures are the run's to judge (a capability may recover): the span is only made current, never
+        # marked here (what `use_span` would do without its exception handling, once per node of every run).
+        token = attach(set_span_in_context(self._run_span))
+        try:
             return await handler(node)
+        finally:
+            detach(token)
 
     async def wrap_model_request(
         self, ctx: RunContext[Any], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
