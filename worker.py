@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from weakref import WeakKeyDictionary
 
 import temporalio
@@ -52,6 +52,7 @@ from workflows import (
 from workflows._agent_loading import load_agents
 from workflows._connection import connect_config
 from workflows._eviction import WaitingRunEvictions
+from workflows._registry import set_workflow_side_errors
 from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate, dev_server_search_attribute_args
 from workflows._telemetry import runtime_with_prometheus
@@ -275,6 +276,7 @@ def build_worker(
     tracer_provider: TracerProvider | None = None,
     evict_waiting_runs: bool = True,
     sandboxed: bool = True,
+    workflow_side_errors: Literal['fail', 'retry'] = 'fail',
     **worker_options: Any,
 ) -> AgentWorker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
@@ -296,13 +298,17 @@ def build_worker(
     `sandboxed=False` runs the workflow outside Temporal's sandbox (see `workflow_runner`): less CPU per workflow
     task, and nothing guards the workflow-side code against I/O.
 
+    An exception from workflow-side user code fails the run (or the turn) with its type and message, as in-process;
+    `workflow_side_errors='retry'` fails only its workflow task, which Temporal retries until fixed code resumes it.
+
     Raises:
-        UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, or
-            malformed encryption keys.
+        UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, malformed
+            encryption keys, or a `workflow_side_errors` other than `'fail'` or `'retry'`.
     """
     activities: list[Any] = []
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []
+    set_workflow_side_errors(task_queue, workflow_side_errors)
     for name, entry in agents.items():
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
         durable_agents.append(durable)

@@ -48,7 +48,7 @@ with workflow.unsafe.imports_passed_through():
     from ._handoff import carry_history, load_history
     from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
-    from ._registry import get_durable_agent
+    from ._registry import get_durable_agent, retries_workflow_side_errors
     from ._result_size import fit_result
     from ._run_attributes import RunAttributes, RunView
     from ._run_input import INPUT_HINT, RUN_INPUT, check_input, invalid_input, validated_deps
@@ -65,14 +65,14 @@ def conversation_workflow_id(agent: str, conversation_id: str) -> str:
     return f'agent-{agent}-conversation-{conversation_id}'
 
 
-def _as_workflow_failure(exc: BaseException) -> ApplicationError | None:
+def _as_workflow_failure(exc: BaseException, *, retry_user_errors: bool = False) -> ApplicationError | None:
     """Deterministic failures become non-retryable workflow failures instead of retrying the task forever.
 
     The run's failure names its cause in its first line and is fitted to Temporal's limits (see `workflows._failures`).
     """
     from ._failures import as_workflow_failure
 
-    return as_workflow_failure(exc)
+    return as_workflow_failure(exc, retry_user_errors=retry_user_errors)
 
 
 @workflow.defn(name='AgentWorkflow', failure_exception_types=[PayloadDecodeError])
@@ -139,7 +139,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
         except BaseException as exc:
             self._status.state = 'failed'
             self._attributes.stop()
-            failure = _as_workflow_failure(exc)
+            # A worker may keep Temporal's retry-until-fixed for user code's errors (`workflow_side_errors`).
+            retry = retries_workflow_side_errors(workflow.info().task_queue)
+            failure = _as_workflow_failure(exc, retry_user_errors=retry)
             if failure is not None:
                 raise failure from exc
             raise

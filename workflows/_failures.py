@@ -8,8 +8,13 @@ For an exception that escapes the agent graph, `as_workflow_failure` gives:
 - for a `UserError` or `AgentRunError` (deterministic: the workflow task would fail the same way on every retry) and
   for I/O tried by workflow-side code: a non-retryable `ApplicationError` named after it;
 - for any other Temporal failure: that failure, fitted;
-- `None` for a cancellation (it must stay one) and for anything else, a bug in workflow code, whose workflow task
-  Temporal retries so that a fixed worker can resume the run.
+- for any other exception, raised by user code that runs in the workflow (instructions, system prompt functions,
+  workflow-side hooks, output validators, history processors): a non-retryable `ApplicationError` named after it,
+  so the run fails as the in-process run raises (`AttributeError: 'NoneType' object has no attribute 'name'`);
+  with `retry_user_errors`, `None`, so Temporal retries the workflow task until a fixed worker resumes the run;
+- `None` for a cancellation (it must stay one) and for Temporal's own errors (a nondeterminism error fails the
+  workflow task, which a worker with the right code replays), and for what is not an `Exception` (the SDK's
+  control flow, such as a run being evicted from the cache).
 
 Every failure is fitted as the activities' are (`activities._fitted_failures`): keys redacted, text cut with the
 first failure kept, so a huge message never turns into Temporal's "Failure exceeds size limit".
@@ -20,24 +25,32 @@ from __future__ import annotations
 from pathlib import Path
 
 import temporalio
-from temporalio.exceptions import ActivityError, ApplicationError, FailureError, is_cancelled_exception
+from temporalio.exceptions import (
+    ActivityError,
+    ApplicationError,
+    FailureError,
+    TemporalError,
+    is_cancelled_exception,
+)
 from temporalio.worker.workflow_sandbox import RestrictedWorkflowAccessError
 
 from activities._fitted_failures import FittedFailure, failure_of, fit, fitted_failure, headline
 from agent.exceptions import AgentRunError, UserError
+
+from ._data_converter import PayloadDecodeError
 
 __all__ = ('as_workflow_failure',)
 
 _SDK_FOLDER = str(Path(temporalio.__file__).parent)
 
 
-def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
+def as_workflow_failure(exc: BaseException, *, retry_user_errors: bool = False) -> ApplicationError | None:
     """The failure to end the run with for `exc`, or `None` to let it propagate as is (see the module docs)."""
     if is_cancelled_exception(exc):
         return None
     if isinstance(exc, ActivityError):
         return _activity_failure(exc)
-    if isinstance(exc, UserError | AgentRunError):
+    if isinstance(exc, UserError | AgentRunError) or (_is_user_error(exc) and not retry_user_errors):
         kind = type(exc).__name__
         error = ApplicationError(headline(kind, str(exc)), type=kind, non_retryable=True)
     elif isinstance(exc, RestrictedWorkflowAccessError):
@@ -60,6 +73,15 @@ def as_workflow_failure(exc: BaseException) -> ApplicationError | None:
         return None
     error.__cause__ = exc
     return FittedFailure(fitted_failure(error)[0])
+
+
+def _is_user_error(exc: BaseException) -> bool:
+    """Whether `exc` came from user code rather than from Temporal or the SDK's control flow.
+
+    Temporal's own errors (nondeterminism, a read-only context) keep failing the workflow task; a failure
+    (`FailureError`) is handled as one; an undecodable payload fails the run through `failure_exception_types`.
+    """
+    return isinstance(exc, Exception) and not isinstance(exc, TemporalError | PayloadDecodeError)
 
 
 def _raised_in(exc: BaseException) -> str:

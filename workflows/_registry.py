@@ -3,23 +3,39 @@
 Workers register agents once, at start-up; the workflow only looks them up (by its task queue and the
 agent name in its input). This module is passed through the workflow sandbox, so the workflow sees the
 workers' registry and never rebuilds an agent for a run. Keying by task queue lets several workers in
-one process serve different agents under the same name.
+one process serve different agents under the same name. A worker also records here what its runs do when
+workflow-side code raises (`set_workflow_side_errors`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from agent import Agent, UserError
 
 from ._durable_agent import DurableAgent
 
-__all__ = ('ANY_TASK_QUEUE', 'get_agent', 'get_durable_agent', 'register_agent', 'registered_agents')
+__all__ = (
+    'ANY_TASK_QUEUE',
+    'WorkflowSideErrors',
+    'get_agent',
+    'get_durable_agent',
+    'register_agent',
+    'registered_agents',
+    'registered_names',
+    'retries_workflow_side_errors',
+    'set_workflow_side_errors',
+)
 
 ANY_TASK_QUEUE = '*'
 """Registers an agent for every task queue (used by the replayer, which replays any queue's history)."""
 
+WorkflowSideErrors = Literal['fail', 'retry']
+"""What a run does when user code in the workflow raises: fail (the run, or a conversation's turn) or retry its
+workflow task until a worker with fixed code resumes it (see `workflows._failures`)."""
+
 _entries: dict[tuple[str, str], DurableAgent] = {}
+_retrying_queues: set[str] = set()
 
 
 def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_queue: str = ANY_TASK_QUEUE) -> None:
@@ -47,14 +63,38 @@ def get_durable_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> DurableAge
     """
     found = _entries.get((task_queue, name)) or _entries.get((ANY_TASK_QUEUE, name))
     if found is None:
-        known = ', '.join(sorted({n for q, n in _entries if q in (task_queue, ANY_TASK_QUEUE)})) or '(none)'
+        known = ', '.join(registered_names(task_queue)) or '(none)'
         raise UserError(f'No agent is registered as {name!r} on this worker. Registered agents: {known}')
     return found
+
+
+def registered_names(task_queue: str = ANY_TASK_QUEUE) -> list[str]:
+    """The names of the agents registered for `task_queue` (or for any queue), sorted."""
+    return sorted({n for q, n in _entries if q in (task_queue, ANY_TASK_QUEUE)})
 
 
 def get_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> Agent[Any, Any]:
     """The agent registered as `name` (see `get_durable_agent`)."""
     return get_durable_agent(name, task_queue).agent
+
+
+def set_workflow_side_errors(task_queue: str, mode: WorkflowSideErrors) -> None:
+    """Record what runs on `task_queue` do when user code in the workflow raises (every worker of a queue agrees).
+
+    Raises:
+        UserError: for a mode other than `'fail'` or `'retry'`.
+    """
+    if mode not in get_args(WorkflowSideErrors):
+        raise UserError(f"workflow_side_errors must be 'fail' or 'retry', got {mode!r}")
+    if mode == 'retry':
+        _retrying_queues.add(task_queue)
+    else:
+        _retrying_queues.discard(task_queue)
+
+
+def retries_workflow_side_errors(task_queue: str) -> bool:
+    """Whether runs on `task_queue` retry their workflow task when user code in the workflow raises."""
+    return task_queue in _retrying_queues
 
 
 def registered_agents() -> dict[tuple[str, str], DurableAgent]:

@@ -10,11 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pydantic
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
+from agent.exceptions import UserError
+
+from ._data_converter import type_adapter
 from ._door import InvalidInput, parse_one, validate_json_value
-from ._registry import get_durable_agent
+from ._durable_agent import DurableAgent
+from ._registry import get_durable_agent, registered_names
 from ._types import AgentRunInput, CancelTurn
 
 __all__ = (
@@ -24,6 +29,7 @@ __all__ = (
     'cancel_request',
     'check_input',
     'invalid_input',
+    'registered_agent',
     'validated_deps',
 )
 
@@ -65,20 +71,69 @@ def check_input(inp: AgentRunInput) -> None:
         )
 
 
+def registered_agent(inp: AgentRunInput) -> DurableAgent:
+    """The agent the input names, as this worker registered it for the run's task queue.
+
+    Raises:
+        ApplicationError: a non-retryable `InvalidInput` naming the agent and the registered ones.
+    """
+    task_queue = workflow.info().task_queue
+    try:
+        return get_durable_agent(inp.agent, task_queue)
+    except UserError:
+        known = ', '.join(registered_names(task_queue)) or '(none)'
+        raise invalid_input(
+            f"No agent is registered as {inp.agent!r} on task queue {task_queue!r} (the input's agent field). "
+            f'Registered agents: {known}'
+        ) from None
+
+
 def validated_deps(inp: AgentRunInput) -> Any:
     """The run's deps as the agent's `deps_type` (checked once, before anything runs).
 
     Raises:
-        ApplicationError: a non-retryable `InvalidInput` naming what does not fit.
+        ApplicationError: a non-retryable `InvalidInput` naming what does not fit, or the agent the input names if
+            no such agent is registered.
     """
-    agent = get_durable_agent(inp.agent, workflow.info().task_queue).agent
-    if agent.deps_type is type(None) or inp.deps is None:
+    agent = registered_agent(inp).agent
+    if agent.deps_type is type(None):
         return inp.deps
+    if inp.deps is None:
+        _check_deps_optional(inp.agent, agent.deps_type)
+        return None
     try:
         # The worker checked at start-up that the type serializes (see `serializable_deps_adapter`).
         return validate_json_value(inp.deps, agent.deps_type, RUN_INPUT, 'deps.')
     except InvalidInput as exc:
         raise invalid_input(f'{exc}. The agent {inp.agent!r} takes deps of type {agent.deps_type!r}.') from None
+
+
+def _check_deps_optional(agent: str, deps_type: Any) -> None:
+    """Refuse a run that gave no deps when the agent's `deps_type` cannot do without them.
+
+    A type that takes `null` or can be built from `{}` (every field has a default) can: the run gets `None`, as an
+    in-process run without deps does. Any other type would only fail later, in the first function reading
+    `ctx.deps`.
+
+    Raises:
+        ApplicationError: a non-retryable `InvalidInput` naming `deps` and the fields that have no default.
+    """
+    adapter = type_adapter(deps_type)
+    try:
+        adapter.validate_json(b'null')
+        return
+    except pydantic.ValidationError:
+        pass
+    try:
+        adapter.validate_json(b'{}')
+        return
+    except pydantic.ValidationError as exc:
+        missing = ['.'.join(str(part) for part in error['loc']) for error in exc.errors() if error['type'] == 'missing']
+    needs = f', whose field(s) {", ".join(missing)} have no default' if missing else ''
+    raise invalid_input(
+        f'{RUN_INPUT} is invalid: deps: required, but missing. The agent {agent!r} takes deps of type '
+        f'{deps_type!r}{needs}.'
+    )
 
 
 def cancel_request(args: Sequence[Any]) -> CancelTurn:

@@ -28,9 +28,20 @@ class Customer:
     tier: int
 
 
+@dataclass
+class Settings:
+    tone: str = 'plain'
+
+
 echo = Agent(TestModel(custom_output_text='done'), name='echo')
 with_deps: Agent[Customer, str] = Agent(TestModel(custom_output_text='done'), name='with_deps', deps_type=Customer)
-AGENTS = {'echo': echo, 'with_deps': with_deps}
+with_settings: Agent[Settings, str] = Agent(
+    TestModel(custom_output_text='done'), name='with_settings', deps_type=Settings
+)
+with_maybe: Agent[Customer | None, str] = Agent(
+    TestModel(custom_output_text='done'), name='with_maybe', deps_type=Customer | None
+)
+AGENTS = {'echo': echo, 'with_deps': with_deps, 'with_settings': with_settings, 'with_maybe': with_maybe}
 
 
 def _not_json() -> RawValue:
@@ -63,6 +74,7 @@ CASES: list[tuple[str, list[Any], list[str]]] = [
     ),
     ('deps that fail the deps_type', [{'agent': 'with_deps', 'deps': {'name': 'ada'}}], ['deps.tier', 'Customer']),
     ('deps of the wrong type', [{'agent': 'with_deps', 'deps': 'ada'}], ['deps', "'ada'"]),
+    ('deps left out', [{'agent': 'with_deps', 'prompt': 'hi'}], ['deps: required', 'Customer', 'name, tier']),
     ('bytes that are not JSON', [_not_json()], ['not valid JSON']),
     ('a payload in an unknown encoding', [_unknown_encoding()], ['binary/encrypted']),
     ('no argument at all', [], ['one JSON object', '0 arguments']),
@@ -104,6 +116,40 @@ async def test_a_malformed_start_fails_the_run_with_what_was_wrong(
         assert words in cause.message, (case, cause.message)
     assert len(cause.message.splitlines()) <= 2, cause.message
     assert await _workflow_task_failures(handle) == 0
+
+
+@pytest.mark.parametrize(
+    ('case', 'inp', 'expected'),
+    [
+        # Before, an unknown agent failed with `UserError` and a run without deps went on to fail (or hang) in the
+        # first function that read them.
+        ('an unknown agent', {'agent': 'nobody', 'prompt': 'hi'}, "No agent is registered as 'nobody'"),
+        ('deps left out', {'agent': 'with_deps', 'prompt': 'hi'}, 'deps: required, but missing'),
+    ],
+)
+async def test_an_unknown_agent_or_missing_deps_fail_as_invalid_input(
+    client: Client, task_queue: str, case: str, inp: dict[str, Any], expected: str
+) -> None:
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        handle = await client.start_workflow(AgentWorkflow.run, inp, id=_new_id(), task_queue=task_queue)
+        with pytest.raises(WorkflowFailureError) as failed:
+            async with asyncio.timeout(10):
+                await handle.result()
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert (cause.type, cause.non_retryable) == ('InvalidInput', True), case
+    assert expected in cause.message, cause.message
+
+
+@pytest.mark.parametrize('agent', ['with_settings', 'with_maybe'])
+async def test_deps_left_out_run_when_the_deps_type_does_without_them(
+    client: Client, task_queue: str, agent: str
+) -> None:
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        result = await client.execute_workflow(
+            AgentWorkflow.run, {'agent': agent, 'prompt': 'hi'}, id=_new_id(), task_queue=task_queue
+        )
+    assert result.output == 'done'
 
 
 async def test_a_well_formed_start_still_runs(client: Client, task_queue: str) -> None:

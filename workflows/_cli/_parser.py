@@ -121,6 +121,11 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         'instructions, validators) is not checked for I/O; for trusted agents only',
     )  # fmt: skip
     worker.add_argument(
+        '--workflow-side-errors', choices=['fail', 'retry'], default='fail',
+        help='when instructions, a workflow-side hook or an output validator raises: fail the run (or the turn; '
+        'default), or retry its workflow task until a worker with fixed code resumes it',
+    )  # fmt: skip
+    worker.add_argument(
         '--prometheus-address', metavar='HOST:PORT',
         help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
     )  # fmt: skip

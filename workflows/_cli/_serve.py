@@ -201,6 +201,7 @@ async def worker_command(args: argparse.Namespace) -> int:
             agents,
             task_queue=task_queue,
             sandboxed=not args.unsandboxed,
+            workflow_side_errors=args.workflow_side_errors,
             graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown),
         )
         running = f'Worker running {", ".join(agents)} on task queue {task_queue!r}'
