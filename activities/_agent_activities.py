@@ -117,15 +117,15 @@ def agent_activities(
         return deps_adapter.validate_python(raw) if deps_adapter is not None and raw is not None else raw
 
     def run_context(ctx_in: ActivityRunContext, model: Model | None = None) -> RunContext[Any]:
-        """The activity's `RunContext` (with the agent's own model unless the request names another).
+        """The activity's `RunContext`, with `model`, else the model the run named, else the agent's own.
 
         Raises:
-            ApplicationError: non-retryable, when the agent's model cannot be built or the deps do not validate:
-                every attempt would fail the same way, and callers may call this before their own conversion.
+            ApplicationError: non-retryable, when the model cannot be built or the deps do not validate: every
+                attempt would fail the same way, and callers may call this before their own conversion.
         """
         try:
-            if model is None and agent.model is not None:
-                model = resolve_model(None)
+            if model is None and (ctx_in.model is not None or agent.model is not None):
+                model = resolve_model(ctx_in.model)
             deps = deps_of(ctx_in.deps)
         except UserError as exc:
             raise configuration_error(exc) from exc

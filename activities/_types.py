@@ -100,10 +100,16 @@ class ActivityRunContext:
     """Metadata supplied with the approval."""
     model_settings: dict[str, Any] | None = None
     """The merged model settings of the step, for model requests."""
+    model: str | None = None
+    """The model the run named instead of the agent's own (`None`: the agent's), which the activity builds as
+    `ctx.model` (for a tool's own requests, an MCP server's sampling)."""
 
     @classmethod
-    def from_run_context(cls, ctx: RunContext[Any]) -> ActivityRunContext:
-        """Copy the allowed fields out of a workflow-side `RunContext`."""
+    def from_run_context(cls, ctx: RunContext[Any], *, model: str | None = None) -> ActivityRunContext:
+        """Copy the allowed fields out of a workflow-side `RunContext`, with the model the run named, if any.
+
+        (The workflow's `ctx.model` only stands in for the run's model, so the run's choice is passed by name.)
+        """
         return cls(
             run_id=ctx.run_id or '',
             conversation_id=ctx.conversation_id or '',
@@ -118,6 +124,7 @@ class ActivityRunContext:
             tool_call_approved=ctx.tool_call_approved,
             tool_call_metadata=ctx.tool_call_metadata,
             model_settings=dict(ctx.model_settings) if ctx.model_settings is not None else None,
+            model=model,
         )
 
     def to_run_context(self, *, agent: Any, model: Model, deps: Any) -> RunContext[Any]:

@@ -41,9 +41,9 @@ The network operations are separate methods taking and returning plain data, so 
 activity. `tool_prefix` and `process_tool_call` apply on the worker, where the tool runs.
 
 Sampling and elicitation requests arrive during the tool activity that triggered them and are answered on the
-worker: sampling by the server's `sampling_model`, else the agent's own model; elicitation by the server's
-`elicitation_callback`. A callback that needs a person should not block the activity: have the tool raise
-`ApprovalRequired` or `CallDeferred` instead, which a durable run waits for durably.
+worker: sampling by the server's `sampling_model`, else the run's model (the agent's own unless the run's input names
+another); elicitation by the server's `elicitation_callback`. A callback that needs a person should not block the
+activity: have the tool raise `ApprovalRequired` or `CallDeferred` instead, which a durable run waits for durably.
 """
 
 from __future__ import annotations

@@ -199,7 +199,12 @@ class WorkflowPorts(RunPorts):
             try:
                 output = await _execute(
                     call_tool_activity_name(self.agent_name),
-                    CallToolInput(ActivityRunContext.from_run_context(ctx), call, validated, max_result_bytes=limit),
+                    CallToolInput(
+                        ActivityRunContext.from_run_context(ctx, model=self.model_override),
+                        call,
+                        validated,
+                        max_result_bytes=limit,
+                    ),
                     options,
                     activity_id=activity_id,
                     result_type=CallToolOutput,
@@ -327,6 +332,7 @@ class WorkflowPorts(RunPorts):
             f'{toolset.label} (listed by activity)',
             include_instructions=bool(getattr(toolset, 'include_instructions', False)),
             activity_ids=self.activity_ids,
+            model_override=self.model_override,
         )
 
     def ends_with_deferred_requests(self) -> bool:

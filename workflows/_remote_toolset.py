@@ -40,8 +40,11 @@ class ActivityListedToolset(AbstractToolset[Any]):
         *,
         include_instructions: bool = False,
         activity_ids: ActivityIds | None = None,
+        model_override: str | None = None,
     ) -> None:
         self.agent_name = agent_name
+        self.model_override = model_override
+        """The model the run named, which the activities give the server (its sampling requests use it)."""
         self.activity_ids = activity_ids or ActivityIds(0)
         self.toolset_id = toolset_id
         self.max_retries = max_retries
@@ -66,7 +69,7 @@ class ActivityListedToolset(AbstractToolset[Any]):
         if tool_defs is None:
             tool_defs = self._tool_defs = await workflow.execute_activity(
                 list_tools_activity_name(self.agent_name, self.toolset_id),
-                ActivityRunContext.from_run_context(ctx),
+                ActivityRunContext.from_run_context(ctx, model=self.model_override),
                 activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.list_tools'),
                 result_type=list[ToolDefinition],
                 start_to_close_timeout=LIST_TOOLS_TIMEOUT,
@@ -86,7 +89,7 @@ class ActivityListedToolset(AbstractToolset[Any]):
         if self._instructions is None:
             fetched: str | None = await workflow.execute_activity(
                 get_instructions_activity_name(self.agent_name, self.toolset_id),
-                ActivityRunContext.from_run_context(ctx),
+                ActivityRunContext.from_run_context(ctx, model=self.model_override),
                 activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.instructions'),
                 result_type=str | None,  # pyright: ignore[reportArgumentType]  (a union is a valid hint)
                 start_to_close_timeout=LIST_TOOLS_TIMEOUT,
