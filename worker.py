@@ -290,7 +290,10 @@ def build_worker(
     decides without asking (e.g. where the worker may not list them).
 
     With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
-    codec on `client`, the worker encrypts every payload it writes.
+    codec on `client`, the worker encrypts every payload it writes. A payload encrypted with a key the worker does
+    not hold (it has other keys, or none) fails, with an error naming the key id, the workflow task (which the
+    server retries until a worker with the key takes it) or the activity attempt (retried per the activity's retry
+    policy), never the run itself (see `workflows.with_encryption`).
 
     A run that waits for deferred tool results (an approval) is dropped from the worker's cache until the answer
     comes, then replayed (see `workflows._eviction`); `evict_waiting_runs=False` keeps such runs cached.

@@ -22,9 +22,17 @@ Keys come from the environment, or are passed in code (`EncryptionCodec({'k2': k
 
 Keys are 16, 24 or 32 random bytes (32 recommended: AES-256). To rotate, add a new key after the current one
 on every process, then move it first: new payloads use the new key, and histories written with any listed key
-still decode. Remove an old key only once no open run or retained history needs it. A payload with a key id
-that is not listed fails with an error naming the id; one that was altered fails authentication. Payloads of
-other encodings pass through decoding unchanged, so runs started before encryption was turned on keep working.
+still decode. Remove an old key only once no open run or retained history needs it. Payloads of other encodings
+pass through decoding unchanged, so runs started before encryption was turned on keep working.
+
+A payload whose key a process does not hold is refused with a `DecryptionError` that names the key id it needs
+and the ones the process has ("Missing key id 'k1' ..."); one that was altered fails authentication. A process
+without keys refuses encrypted payloads the same way: `with_encryption` gives its client a codec that writes
+payloads as they are and recognises the encrypted ones (without it, the payload converter would meet an unknown
+encoding, and the workflow fails its run on a payload it cannot decode). On a worker the error is raised while
+the SDK decodes the task, before any workflow or activity code: a workflow task fails and the server retries it
+until a worker holding the key takes it, so a worker that lacks the key (a rolling deploy, a missing secret) does
+not fail the run; an activity attempt fails and is retried per the activity's retry policy.
 """
 
 from __future__ import annotations
@@ -152,7 +160,7 @@ class EncryptionCodec(PayloadCodec):
 
     def is_encrypted(self, payload: Payload) -> bool:
         """Whether `payload` is one this codec's format encrypts (whichever key it names)."""
-        return payload.metadata.get('encoding') == _ENCRYPTED
+        return _is_encrypted(payload)
 
     def encrypt(self, payload: Payload) -> Payload:
         """`payload` encrypted with the current key (an already encrypted payload is returned as it is)."""
@@ -172,14 +180,10 @@ class EncryptionCodec(PayloadCodec):
         """
         if not self.is_encrypted(payload):
             return payload
-        key_id = payload.metadata.get(KEY_ID_METADATA, b'').decode(errors='replace')
+        key_id = _key_id(payload)
         cipher = self._ciphers.get(key_id)
         if cipher is None:
-            known = ', '.join(self._keys)
-            raise DecryptionError(
-                f'A payload is encrypted with key {key_id!r}, which is not among the known keys ({known}): '
-                f'add it to {KEYS_ENV_VAR} after the current key to read it.'
-            )
+            raise _missing_key(key_id, self.key_ids)
         from cryptography.exceptions import InvalidTag
 
         nonce, sealed = payload.data[:_NONCE_BYTES], payload.data[_NONCE_BYTES:]
@@ -210,6 +214,44 @@ class EncryptionCodec(PayloadCodec):
 
 
 _ENCRYPTED = ENCRYPTED_ENCODING.encode()
+
+
+def _is_encrypted(payload: Payload) -> bool:
+    return payload.metadata.get('encoding') == _ENCRYPTED
+
+
+def _key_id(payload: Payload) -> str:
+    return payload.metadata.get(KEY_ID_METADATA, b'').decode(errors='replace')
+
+
+def _missing_key(key_id: str, held: Sequence[str]) -> DecryptionError:
+    """The error for a payload encrypted with `key_id`, read by a process holding the keys `held` (maybe none)."""
+    if held:
+        has, fix = f'has keys {", ".join(held)}', f'add key {key_id!r} to {KEYS_ENV_VAR} after the current key'
+    else:
+        has, fix = 'has no encryption keys', f'set {KEYS_ENV_VAR} (or {KEYS_FILE_ENV_VAR}) with key {key_id!r}'
+    return DecryptionError(
+        f'Missing key id {key_id!r}: a payload is encrypted with key {key_id!r} and this process {has}; '
+        f'{fix} to read it.'
+    )
+
+
+class _KeylessCodec(PayloadCodec):
+    """The codec of a process without keys: payloads are written as they are, encrypted ones refused by key id.
+
+    Without a codec, an encrypted payload would reach the payload converter as an unknown encoding; in a workflow
+    that is a `PayloadDecodeError`, which fails the run (see `workflows._door`). Refused here, while the SDK decodes
+    a task, it fails the workflow task or the activity attempt instead, and a worker holding the key takes it.
+    """
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return list(payloads)
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        for payload in payloads:
+            if _is_encrypted(payload):
+                raise _missing_key(_key_id(payload), ())
+        return list(payloads)
 
 
 def _aesgcm() -> type[AESGCM]:
@@ -257,10 +299,12 @@ def encrypted_data_converter(codec: EncryptionCodec, converter: DataConverter = 
 
 
 def with_encryption(client: Client, codec: EncryptionCodec | None = None) -> Client:
-    """`client`, or a client on the same connection that encrypts payloads.
+    """`client`, or a client on the same connection that encrypts payloads (or, without keys, refuses encrypted ones).
 
     With `codec`, that codec is used. Without it, the keys configured in the environment are (see `from_env`),
-    unless `client` already has a payload codec of its own; with no keys configured, `client` is returned.
+    unless `client` already has a payload codec of its own. With no keys configured, the client writes payloads
+    as they are and refuses encrypted ones with a `DecryptionError` naming the key id they need, so a worker
+    without keys leaves encrypted runs to the workers that have the key instead of failing them.
 
     Raises:
         EncryptionKeyError: if the keys in the environment are malformed or cannot be read.
@@ -270,10 +314,11 @@ def with_encryption(client: Client, codec: EncryptionCodec | None = None) -> Cli
         if current.payload_codec is not None:
             return client
         codec = EncryptionCodec.from_env()
-        if codec is None:
-            return client
     elif current.payload_codec is codec:
         return client
     config = client.config()
-    config['data_converter'] = encrypted_data_converter(codec, current)
+    if codec is None:
+        config['data_converter'] = dataclasses.replace(current, payload_codec=_KeylessCodec())
+    else:
+        config['data_converter'] = encrypted_data_converter(codec, current)
     return Client(**config)

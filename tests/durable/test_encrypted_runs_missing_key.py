@@ -1,0 +1,178 @@
+"""A worker without the key of an encrypted run (no keys, or other keys) leaves the run for a worker that has it.
+
+In a rolling deploy one worker may start without its secret: it must not fail the runs it cannot read, and its log
+must say which key it lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+
+from activities._types import CallToolOutput
+from worker import build_worker
+from workflows import (
+    AgentWorkflow,
+    DecryptionError,
+    EncryptionCodec,
+    data_converter,
+    with_data_converter,
+    with_encryption,
+)
+from workflows._data_converter import PayloadDecodeError
+from workflows._encryption import KEYS_ENV_VAR, KEYS_FILE_ENV_VAR
+from workflows.client import AgentClient
+
+from .test_agent_workflow import wait_for_status
+from .test_encrypted_runs import AGENTS, OUTPUT, PROMPT
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+KEY_A, KEY_B = os.urandom(32), os.urandom(32)
+LOG_WAIT = 20.0  # seconds: the first attempt fails and is logged at once; the bound is for a loaded machine
+# Seconds: the SDK reports a workflow task's failure on its first attempt only and leaves the later ones to time
+# out, so the worker with the key may wait out a workflow task timeout (10 s) before it gets the run.
+RUN_WAIT = 30.0
+
+APPROVAL = {'approvals': {'fc-1': True}}
+
+
+@pytest.fixture(autouse=True)
+def no_keys_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers and clients built without a codec have no keys."""
+    monkeypatch.delenv(KEYS_ENV_VAR, raising=False)
+    monkeypatch.delenv(KEYS_FILE_ENV_VAR, raising=False)
+
+
+@pytest.fixture
+def keyed(client: Client) -> Client:
+    """A client (and so a worker) holding key `a`, the key the runs are encrypted with."""
+    return with_encryption(client, EncryptionCodec({'a': KEY_A}))
+
+
+async def test_without_keys_a_client_writes_plain_payloads_and_refuses_encrypted_ones_by_key_id(
+    client: Client, keyed: Client
+) -> None:
+    keyless = with_encryption(with_data_converter(client))
+    assert with_encryption(keyless) is keyless
+    converter = keyless.data_converter
+    value = CallToolOutput(result={'city': 'Lisbon'})
+    [written] = await converter.encode([value])
+    assert written == data_converter.payload_converter.to_payload(value)  # as it is: no encryption
+    assert await converter.decode([written], [CallToolOutput]) == [value]
+    [encrypted] = await keyed.data_converter.encode([value])
+    # Refused by the codec, not met as an unknown encoding by the payload converter (in a workflow, that is a
+    # `PayloadDecodeError`, which fails the run).
+    with pytest.raises(DecryptionError) as raised:
+        await converter.decode([encrypted])
+    assert str(raised.value) == (
+        "Missing key id 'a': a payload is encrypted with key 'a' and this process has no encryption keys; "
+        "set AGENT_ENCRYPTION_KEYS (or AGENT_ENCRYPTION_KEYS_FILE) with key 'a' to read it."
+    )
+    assert not isinstance(raised.value, PayloadDecodeError)
+
+
+def missing_key_lines(caplog: pytest.LogCaptureFixture, naming: str) -> list[str]:
+    """The log lines (with their exception) that hold `naming` (a run id) and say that key `a` is missing."""
+    formatter = logging.Formatter()
+    lines = [formatter.format(record) for record in caplog.records]
+    return [line for line in lines if naming in line and "Missing key id 'a'" in line]
+
+
+async def wait_for_missing_key(caplog: pytest.LogCaptureFixture, naming: str) -> list[str]:
+    async with asyncio.timeout(LOG_WAIT):
+        while True:
+            if lines := missing_key_lines(caplog, naming):
+                return lines
+            await asyncio.sleep(0.05)
+
+
+async def status(handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionStatus | None:
+    return (await handle.describe()).status
+
+
+async def finish_with_key(keyed: Client, task_queue: str, workflow_id: str) -> str:
+    """The run's output once a worker with key `a` serves it."""
+    async with build_worker(keyed, AGENTS, task_queue=task_queue):
+        async with asyncio.timeout(RUN_WAIT):
+            return (await AgentClient(keyed, task_queue=task_queue).result(workflow_id)).output
+
+
+@pytest.fixture
+def worker_logs(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.WARNING, logger='temporalio')
+    return caplog
+
+
+async def test_a_keyless_worker_replaying_a_waiting_encrypted_run_leaves_it_for_a_worker_with_the_key(
+    client: Client, keyed: Client, task_queue: str, worker_logs: pytest.LogCaptureFixture
+) -> None:
+    workflow_id = f'missing-key-replay-{uuid.uuid4()}'
+    async with build_worker(keyed, AGENTS, task_queue=task_queue):
+        handle = await AgentClient(keyed, task_queue=task_queue).start(
+            'gated_forecast_agent', PROMPT, workflow_id=workflow_id
+        )
+        await wait_for_status(handle, 'awaiting_deferred_tools')
+    # The approval arrives while only a worker without keys serves: it must replay the run to take it.
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        await keyed.get_workflow_handle(workflow_id).signal(AgentWorkflow.submit_deferred_tool_results, APPROVAL)
+        [line, *_] = await wait_for_missing_key(worker_logs, handle.result_run_id or workflow_id)
+        assert 'this process has no encryption keys' in line
+        assert await status(handle) == WorkflowExecutionStatus.RUNNING
+    assert await finish_with_key(keyed, task_queue, workflow_id) == OUTPUT
+
+
+async def test_a_new_encrypted_run_waits_on_a_keyless_worker_until_a_worker_with_the_key_comes(
+    client: Client, keyed: Client, task_queue: str, worker_logs: pytest.LogCaptureFixture
+) -> None:
+    workflow_id = f'missing-key-new-{uuid.uuid4()}'
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        agents = AgentClient(keyed, task_queue=task_queue)
+        handle = await agents.start('forecast_agent', PROMPT, workflow_id=workflow_id)
+        [line, *_] = await wait_for_missing_key(worker_logs, handle.result_run_id or workflow_id)
+        assert 'this process has no encryption keys' in line
+        assert await status(handle) == WorkflowExecutionStatus.RUNNING
+    assert await finish_with_key(keyed, task_queue, workflow_id) == OUTPUT
+
+
+async def test_a_worker_with_other_keys_names_the_missing_key_and_its_own_and_leaves_the_run(
+    client: Client, keyed: Client, task_queue: str, worker_logs: pytest.LogCaptureFixture
+) -> None:
+    workflow_id = f'wrong-key-new-{uuid.uuid4()}'
+    other = with_encryption(client, EncryptionCodec({'b': KEY_B, 'c': os.urandom(32)}))
+    async with build_worker(other, AGENTS, task_queue=task_queue):
+        agents = AgentClient(keyed, task_queue=task_queue)
+        handle = await agents.start('forecast_agent', PROMPT, workflow_id=workflow_id)
+        [line, *_] = await wait_for_missing_key(worker_logs, handle.result_run_id or workflow_id)
+        assert 'this process has keys b, c' in line
+        assert await status(handle) == WorkflowExecutionStatus.RUNNING
+    assert await finish_with_key(keyed, task_queue, workflow_id) == OUTPUT
+
+
+async def test_an_activity_on_a_keyless_worker_fails_its_attempt_only_and_the_run_completes_with_the_key(
+    client: Client, keyed: Client, task_queue: str, worker_logs: pytest.LogCaptureFixture
+) -> None:
+    # The run's workflow is on a worker with the key that runs no activities, so its model request (an encrypted
+    # input) goes to the keyless worker. That one has a connection of its own: the SDK refuses two workers of the
+    # same task queue on one connection when both take workflow tasks.
+    workflow_id = f'missing-key-activity-{uuid.uuid4()}'
+    config = client.service_client.config
+    own_connection = await Client.connect(config.target_host, namespace=client.namespace)
+    async with (
+        build_worker(keyed, AGENTS, task_queue=task_queue, no_remote_activities=True),
+        build_worker(own_connection, AGENTS, task_queue=task_queue),
+    ):
+        handle = await AgentClient(keyed, task_queue=task_queue).start(
+            'forecast_agent', PROMPT, workflow_id=workflow_id
+        )
+        # The SDK fails the attempt before the activity's context exists, so its line names no workflow.
+        [line, *_] = await wait_for_missing_key(worker_logs, 'Completing activity as failed')
+        assert 'this process has no encryption keys' in line
+        assert await status(handle) == WorkflowExecutionStatus.RUNNING
+    assert await finish_with_key(keyed, task_queue, workflow_id) == OUTPUT
