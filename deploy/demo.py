@@ -11,6 +11,7 @@ usual environment variable.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator
 
@@ -128,6 +129,11 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str 
     with children_output_discarded():
         env = await start_dev_server(ui=True)
     answers = Answers()
+    # A failed model request (a model name the provider does not know, a rejected key) would print the worker's
+    # traceback in the middle of the demo's lines; the demo says how the run ended itself, and the Web UI has the rest.
+    activity_log = logging.getLogger('temporalio.activity')
+    level = activity_log.level
+    activity_log.setLevel(logging.ERROR)
     try:
         ui = web_ui_url(env)
         print(f'Temporal dev server at {env.client.service_client.config.target_host}, Web UI at {ui}', flush=True)
@@ -161,4 +167,5 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str 
         else:
             print('The dev server stops now, and the run with it (`agents demo` alone waits for Enter).', flush=True)
     finally:
+        activity_log.setLevel(level)
         await env.shutdown()

@@ -17,6 +17,8 @@ Not imported by workflow code: it is for processes that start and steer runs.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import uuid
 from dataclasses import replace
 from datetime import timedelta
@@ -34,6 +36,8 @@ from temporalio.client import (
     ScheduleState,
     WithStartWorkflowOperation,
     WorkflowHandle,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+    WorkflowUpdateStage,
 )
 from temporalio.common import WorkflowIDConflictPolicy
 
@@ -163,11 +167,54 @@ class AgentClient:
         approvals: dict[str, Any] | None = None,
         calls: dict[str, Any] | None = None,
         metadata: dict[str, dict[str, Any]] | None = None,
+        accept_within: float | None = None,
     ) -> DeferredToolRequests | None:
-        """Resolve deferred tool calls (rejected with a clear error if an id is unknown); returns what is pending."""
+        """Resolve deferred tool calls (rejected with a clear error if an id is unknown); returns what is pending.
+
+        The results go as the `resolve_deferred_tools` update, which only a worker of the run's task queue can
+        accept: without `accept_within`, this waits for one however long it takes.
+
+        Raises:
+            WorkflowUpdateFailedError: if the run refuses the results (an unknown or resolved id, nothing pending).
+            TimeoutError: if no worker accepts them within `accept_within` seconds. The server still holds the update
+                (Temporal's *admitted* stage) and hands it to the next worker that takes the run, but only in memory:
+                it is lost if the server restarts first. `submit` sends results durably.
+        """
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
         handle = self.client.get_workflow_handle(workflow_id)
-        return await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+        if accept_within is None:
+            return await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+        # `execute_update` polls until the update completes, however long no worker is there to accept it; this waits
+        # for acceptance (after which the handler, which does not block, completes at once) for `accept_within` at most.
+        accepting = asyncio.ensure_future(
+            handle.start_update(
+                AgentWorkflow.resolve_deferred_tools, results, wait_for_stage=WorkflowUpdateStage.ACCEPTED
+            )
+        )
+        await asyncio.wait({accepting}, timeout=accept_within)
+        if not accepting.done():
+            accepting.cancel()
+            with contextlib.suppress(asyncio.CancelledError, WorkflowUpdateRPCTimeoutOrCancelledError):
+                await accepting
+            raise TimeoutError(f'No worker accepted the results for run {workflow_id!r} within {accept_within:g} s.')
+        return await accepting.result().result()
+
+    async def submit(
+        self,
+        workflow_id: str,
+        *,
+        approvals: dict[str, Any] | None = None,
+        calls: dict[str, Any] | None = None,
+        metadata: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
+        """Deliver deferred tool results by the `submit_deferred_tool_results` signal, with or without a worker.
+
+        The signal is written to the run's history when the server takes it, so the results are kept whatever
+        happens next, and apply when a worker takes the run; nothing comes back. The run lists the entries it cannot
+        use (unknown or already resolved ids) under `status().rejected` instead of refusing them as `approve` does.
+        """
+        results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
+        await self.client.get_workflow_handle(workflow_id).signal(AgentWorkflow.submit_deferred_tool_results, results)
 
     async def create_schedule(
         self,

@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import sys
 import sysconfig
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -90,6 +91,30 @@ async def shell(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = 
     )  # fmt: skip
     data = stdin.encode() if stdin is not None else None
     out, err = await asyncio.wait_for(process.communicate(data), COMMAND_TIMEOUT)
+    assert process.returncode is not None
+    return Done(process.returncode, out.decode(), err.decode())
+
+
+REPO = Path(__file__).parent.parent.parent
+"""The repository, which `python -m workflows.cli` runs in."""
+
+
+async def command(*args: str, address: str, task_queue: str, within: float = COMMAND_TIMEOUT) -> Done:
+    """`python -m workflows.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository.
+
+    Killed if it has not ended `within` seconds (the test then fails), so a command that hangs is reaped.
+    """
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
+        cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), within)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 

@@ -10,7 +10,7 @@ from workflows.client import AgentClient
 
 from ._errors import CommandError
 
-__all__ = ('DEFAULT_TASK_QUEUE', 'connect', 'settings_from')
+__all__ = ('DEFAULT_TASK_QUEUE', 'connect', 'resolve', 'settings_from')
 
 DEFAULT_TASK_QUEUE = 'agents'
 """The task queue commands use without `--task-queue` (the worker's default)."""
@@ -21,13 +21,27 @@ async def connect(args: argparse.Namespace) -> AgentClient:
 
     The address and namespace are kept on `args.target` first, so an error message names the ones really used.
     """
-    settings = settings_from(args)
+    resolve(args)
+    return await AgentClient.connect(**settings_from(args), task_queue=args.task_queue or DEFAULT_TASK_QUEUE)
+
+
+def resolve(args: argparse.Namespace) -> None:
+    """Check the connection settings `args` stand for, keeping their address and namespace on `args.target`.
+
+    Raises:
+        CommandError: for a certificate without its key, or an address written as a URL (`http://host:7233`),
+            which the SDK only warns about before failing to connect as if no server were there.
+    """
     try:
-        config = connect_config(**settings)
+        config = connect_config(**settings_from(args))
     except ValueError as exc:  # a certificate without its key
         raise CommandError(f'{exc} (--tls-cert and --tls-key)') from exc
-    args.target = (config.get('target_host', ''), config.get('namespace', ''))
-    return await AgentClient.connect(**settings, task_queue=args.task_queue or DEFAULT_TASK_QUEUE)
+    address: str = config.get('target_host', '')
+    args.target = (address, config.get('namespace', ''))
+    if '://' in address:
+        raise CommandError(
+            f'The Temporal address {address!r} is a URL: give HOST:PORT, e.g. {address.partition("://")[2]!r}.'
+        )
 
 
 def settings_from(args: argparse.Namespace) -> dict[str, Any]:

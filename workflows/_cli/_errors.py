@@ -1,9 +1,9 @@
 """Expected errors, told to a person in one or two lines: what went wrong and what to do.
 
 Every command's failure reaches `explain`, which maps the exceptions a person can cause (no server at the address,
-an unknown workflow or schedule id, an unknown tool call id, a run that failed, a bad agent reference, malformed
-encryption keys or connection settings) to a message; anything else is a bug and keeps its traceback. The message
-never needs the traceback: `--debug` prints it too.
+an address that is not HOST:PORT, an unknown workflow or schedule id, a workflow id already running, an unknown tool
+call id, a run that failed, a bad agent reference, malformed encryption keys or connection settings) to a message;
+anything else is a bug and keeps its traceback. The message never needs the traceback: `--debug` prints it too.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from temporalio.client import (
     WorkflowQueryRejectedError,
     WorkflowUpdateFailedError,
 )
-from temporalio.exceptions import FailureError
+from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent.exceptions import UserError
 from workflows._connection import DEFAULT_ADDRESS, DEFAULT_NAMESPACE
 from workflows._encryption import EncryptionKeyError
 
-__all__ = ('CommandError', 'cause_of', 'explain')
+__all__ = ('CommandError', 'cause_of', 'explain', 'failure_line')
 
 START_SERVER_HINT = (
     'Start one with `agents worker --agents module:agent --dev`, or point TEMPORAL_ADDRESS (or --address) at yours.'
@@ -52,18 +52,30 @@ def cause_of(exc: BaseException) -> str:
     return message.strip().splitlines()[0] if message.strip() else type(cause).__name__
 
 
+def failure_line(exc: WorkflowFailureError) -> str:
+    """What a run's failure says first: what failed and why (`UserError: No agent is registered as 'x' ...`).
+
+    A run fails with a headline naming the error's kind (`workflows._failures`); a failure from elsewhere (a run
+    terminated or timed out, a workflow of another shape) may say nothing, and then its innermost cause speaks.
+    """
+    failure = exc.cause
+    message = (failure.message if isinstance(failure, FailureError) else str(failure)).strip()
+    return message.splitlines()[0] if message else cause_of(exc)
+
+
 def _subject(args: argparse.Namespace) -> str:
     if getattr(args, 'schedule_id', None):
         return f'schedule {args.schedule_id!r}'
     if getattr(args, 'workflow_id', None):
         return f'run {args.workflow_id!r}'
-    return 'it'
+    return 'run'  # a command that has not named its run yet (`agents demo`)
 
 
 def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
     """The message for an expected error, or `None` for one that is a bug."""
     address, namespace = _where(args)
     subject = _subject(args)
+    named_run = subject.startswith('run ')
     match exc:
         case CommandError() | UserError():
             return str(exc)
@@ -71,7 +83,12 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
             return (
                 f'The encryption keys are malformed: {exc}\nFix AGENT_ENCRYPTION_KEYS (see workflows.EncryptionCodec).'
             )
-        case RPCError(status=RPCStatusCode.NOT_FOUND) if 'already completed' in exc.message and 'run' in subject:
+        case WorkflowAlreadyStartedError():
+            return (
+                f'A run with workflow id {exc.workflow_id!r} is already running in namespace {namespace!r}: '
+                f'`agents status {exc.workflow_id}` (or `agents watch {exc.workflow_id}`) shows it.'
+            )
+        case RPCError(status=RPCStatusCode.NOT_FOUND) if 'already completed' in exc.message and named_run:
             return (
                 f'The {subject} has ended: nothing waits for an answer.\n`agents result {args.workflow_id}` shows how.'
             )
@@ -94,10 +111,10 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
         case RPCError():
             return f'The Temporal server at {address} refused: {exc.message}'
         case WorkflowUpdateFailedError():
-            pending = f'agents pending {args.workflow_id}'
+            pending = f'agents pending {getattr(args, "workflow_id", None) or "<workflow-id>"}'
             return f'The {subject} refused the answer: {cause_of(exc)}\n`{pending}` shows what waits.'
         case WorkflowFailureError():
-            return f'The {subject} failed: {cause_of(exc)}'
+            return f'The {subject} failed: {failure_line(exc)}'
         case WorkflowQueryFailedError() | WorkflowQueryRejectedError():
             return f'The {subject} could not answer: {exc}'
         case RuntimeError() if str(exc).startswith('Failed client connect'):
@@ -105,6 +122,10 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
         case RuntimeError() if type(exc).__name__ == 'ConfigError':
             # The SDK's environment configuration (config file, profile, TEMPORAL_* variables) is malformed.
             return f'The Temporal connection settings are invalid: {exc}\nCheck TEMPORAL_* variables and --profile.'
+        case ValueError() if str(exc).startswith('invalid target URL'):
+            # The SDK's own check of the address, made when connecting (`invalid target URL: invalid port number`).
+            why = str(exc).removeprefix('invalid target URL: ')
+            return f'The Temporal address {address!r} is not HOST:PORT ({why}): give one like localhost:7233.'
         case OSError():
             return str(exc)
         case _:

@@ -12,7 +12,7 @@ import contextlib
 import io
 from collections.abc import Sequence
 
-from . import _runs, _schedule, _serve
+from . import _answer, _runs, _schedule, _serve
 
 __all__ = ('GLOBAL_FLAGS', 'build_parser', 'finish')
 
@@ -104,8 +104,9 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
 
     worker = command('worker', 'serve agents (module:attribute references or spec files)', _serve.worker_command)
     worker.add_argument(
-        '--agents', nargs='+', required=True, metavar='AGENT',
-        help='module:attribute (modules of the current folder) or agent spec files (.yaml, .yml, .json)',
+        '--agents', nargs='+', action='extend', required=True, metavar='AGENT',
+        help='module:attribute (modules of the current folder) or agent spec files (.yaml, .yml, .json); '
+        'several after one flag, or the flag repeated: --agents a:x b:y, or --agents a:x --agents b:y',
     )  # fmt: skip
     worker.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server with its Web UI')
     worker.add_argument('--port', type=int, help=f'with --dev: the frontend port (default {_serve.DEV_PORT})')
@@ -185,6 +186,11 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         sub.add_argument('tool_call_ids', nargs='+', metavar='TOOL_CALL_ID')
         if name == 'deny':
             sub.add_argument('--reason', '--message', default='The tool call was denied.', help='told to the model')
+        sub.add_argument(
+            '--timeout', type=float, default=_answer.ANSWER_TIMEOUT, metavar='SECONDS',
+            help='how long to wait for a worker of the run (default %(default)g); without one the answer is recorded '
+            'in the run to apply once a worker picks it up, and the exit status is 1',
+        )  # fmt: skip
     _run_id(command('status', "a run's state, step and usage", _runs.status_command))
     _run_id(command('result', "wait for a run's output and print it as JSON", _runs.result_command))
 

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 from typing import Any
+
+from temporalio.api.enums.v1 import PendingWorkflowTaskState
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError, WorkflowHandle
 
 from agent._deferred import ToolDenied
 from workflows.client import AgentClient
 
+from ._answer import answer
 from ._connect import connect
-from ._errors import CommandError
+from ._errors import CommandError, failure_line
 from ._output import dump, pending_lines, plural, shorten, table
 from ._watch import Decide, ask, follow
 
@@ -23,6 +28,21 @@ __all__ = (
     'status_command',
     'watch_command',
 )
+
+SETTLE_WAIT = 3.0
+"""Seconds `agents run` waits for a worker to take a new run's first workflow task (see `_settle`)."""
+SETTLE_LIMIT = 10.0
+"""Seconds `agents run` waits at most while a worker does that task (a busy machine, a first import)."""
+SETTLE_POLL = 0.05
+"""Seconds between two looks at the new run."""
+
+ENDED_BADLY = {
+    WorkflowExecutionStatus.FAILED: 'failed',
+    WorkflowExecutionStatus.TERMINATED: 'terminated',
+    WorkflowExecutionStatus.CANCELED: 'cancelled',
+    WorkflowExecutionStatus.TIMED_OUT: 'timed out',
+}
+"""How a run that ended without its output ended, as `agents status` says it."""
 
 
 def _decide(args: argparse.Namespace) -> Decide:
@@ -50,10 +70,43 @@ async def run_command(args: argparse.Namespace) -> int:
     except TypeError as exc:  # an unknown AgentRunInput field
         raise CommandError(f'--input has a field AgentRunInput does not: {exc}') from exc
     args.workflow_id = handle.id
+    if not args.watch:
+        await _settle(handle)
     print(handle.id, flush=True)
     if args.watch:
         await _watch(agents, args, handle.id)
     return 0
+
+
+async def _settle(handle: WorkflowHandle[Any, Any]) -> None:
+    """Wait, briefly, for a worker to do the new run's first workflow task, and raise the failure if the run failed.
+
+    A run whose input is bad, or whose agent the worker does not have, fails in that task, milliseconds after the
+    start where a worker serves the task queue: waiting for it turns a run id that would only fail later into the
+    error itself. The wait ends as soon as the task is done, after `SETTLE_WAIT` seconds if no worker has taken it
+    (none may be running yet: the run waits for one), and after `SETTLE_LIMIT` seconds if one is still doing it.
+
+    Raises:
+        WorkflowFailureError: if the run has already failed (or was terminated, cancelled or timed out).
+    """
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    while True:
+        description = await handle.describe()
+        if description.status in ENDED_BADLY:
+            await handle.result()  # raises the run's failure
+        # Started, task scheduled, (task started,) task completed: the outcome of the first task is in the history.
+        if description.status != WorkflowExecutionStatus.RUNNING or description.history_length >= 4:
+            return
+        raw = description.raw_description
+        in_hand = (
+            raw.HasField('pending_workflow_task')
+            and raw.pending_workflow_task.state == PendingWorkflowTaskState.PENDING_WORKFLOW_TASK_STATE_STARTED
+        )
+        waited = loop.time() - started
+        if waited >= SETTLE_LIMIT or (waited >= SETTLE_WAIT and not in_hand):
+            return
+        await asyncio.sleep(SETTLE_POLL)
 
 
 async def watch_command(args: argparse.Namespace) -> int:
@@ -71,10 +124,18 @@ async def pending_command(args: argparse.Namespace) -> int:
 
 
 async def approve_command(args: argparse.Namespace) -> int:
-    """`agents approve|deny ID CALL...`: answer pending tool calls; prints what still waits."""
+    """`agents approve|deny ID CALL...`: answer pending tool calls; prints what still waits.
+
+    Bounded by `--timeout` when no worker serves the run, and then recorded durably (see `_answer`).
+    """
+    if not args.timeout > 0:
+        raise CommandError('--timeout must be a positive number of seconds.')
     agents = await connect(args)
     decision: bool | ToolDenied = True if args.command == 'approve' else ToolDenied(args.reason)
-    remaining = await agents.approve(args.workflow_id, approvals=dict.fromkeys(args.tool_call_ids, decision))
+    what = f'{"approval" if decision is True else "denial"} of {", ".join(args.tool_call_ids)}'
+    remaining = await answer(
+        agents, args.workflow_id, dict.fromkeys(args.tool_call_ids, decision), what=what, within=args.timeout
+    )
     if remaining:
         print('Still pending:\n' + '\n'.join(pending_lines(remaining)), flush=True)
     else:
@@ -83,12 +144,25 @@ async def approve_command(args: argparse.Namespace) -> int:
 
 
 async def status_command(args: argparse.Namespace) -> int:
-    """`agents status ID`: state, step and usage of a run, and what it rejected."""
+    """`agents status ID`: state, step and usage of a run, what it rejected, and why it failed if it did."""
     agents = await connect(args)
     status = await ask(agents, args.workflow_id, agents.status(args.workflow_id))
+    # The run's own state says `failed` but not why, and nothing for a run ended from outside (terminated, timed
+    # out): the server's record of the run says both.
+    handle = agents.client.get_workflow_handle(args.workflow_id)
+    ended = (await handle.describe()).status
+    failure: str | None = None
+    if ended in ENDED_BADLY:
+        try:
+            await handle.result()
+        except WorkflowFailureError as exc:
+            failure = failure_line(exc)
     usage = status.usage
     counts = f'{plural(usage.requests, "request")}, {plural(usage.tool_calls, "tool call")}'
-    print(f'{status.state} (step {status.step}, {counts})')
+    state = ENDED_BADLY.get(ended, status.state) if ended is not None else status.state
+    print(f'{state} (step {status.step}, {counts})')
+    if failure is not None:
+        print(f'  error: {failure}')
     for rejection in status.rejected:
         about = f' ({rejection.tool_call_id})' if rejection.tool_call_id else ''
         print(f'  rejected{about}: {rejection.reason}')

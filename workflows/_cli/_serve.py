@@ -15,7 +15,7 @@ from typing import Any
 
 from workflows._process import freeze_startup_heap
 
-from ._connect import DEFAULT_TASK_QUEUE, settings_from
+from ._connect import DEFAULT_TASK_QUEUE, resolve, settings_from
 from ._errors import CommandError
 
 __all__ = (
@@ -98,6 +98,9 @@ def children_output_discarded() -> Iterator[None]:
 
 def _port_taken(port: int) -> bool:
     with socket.socket() as probe:
+        # As the dev server's own listener does: a port whose last server has just stopped keeps its connections in
+        # TIME_WAIT for a minute, which only blocks a bind without SO_REUSEADDR. A listening socket still blocks it.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(('127.0.0.1', port))
         except OSError:
@@ -194,6 +197,7 @@ async def worker_command(args: argparse.Namespace) -> int:
         print(f'Other terminals reach it with:  export TEMPORAL_ADDRESS={address}', flush=True)
     else:
         # The worker's own connect: Temporal's environment configuration, plus what workers add (tracing, metrics).
+        resolve(args)
         client = await connect_worker(**settings_from(args), prometheus_address=args.prometheus_address)
     try:
         worker = build_worker(
@@ -229,23 +233,38 @@ async def demo_command(args: argparse.Namespace) -> int:
         if args.model:
             raise CommandError('--model is for the terminal demo; the chat demo runs the scripted agent.')
         return await chat_command(_chat_demo_arguments(args))
+    if args.model:
+        _check_model(args.model)
     await run_demo(args.mode, task_queue=args.task_queue or DEFAULT_TASK_QUEUE, model=args.model)
     return 0
 
 
+def _check_model(model: str) -> None:
+    """Resolve `--model` as the worker will, before anything starts: an unknown provider or a missing API key is
+    told at once, instead of by a failed model request in the run.
+
+    Raises:
+        CommandError: naming the model and what is wrong with it.
+    """
+    from agent.exceptions import UserError
+    from agent.models import infer_model
+
+    try:
+        infer_model(model)
+    except UserError as exc:
+        raise CommandError(f'--model {model!r} cannot be used: {exc}') from exc
+
+
 async def chat_command(args: argparse.Namespace) -> int:
     """`agents chat --agents ...`: the chat page over durable conversations (`python -m workflows.chat`)."""
-    from workflows._connection import connect_config
     from workflows.chat.__main__ import serve as serve_chat
 
     agents = load(args.agents)
-    settings = settings_from(args)
     if args.dev:
         require_dev_server_binary()
     else:
-        config = connect_config(**settings)  # so that a connection error names the address really used
-        args.target = (config.get('target_host', ''), config.get('namespace', ''))
-    await serve_chat(args, agents, settings)
+        resolve(args)  # so that a connection error names the address really used
+    await serve_chat(args, agents, settings_from(args))
     return 0
 
 

@@ -11,10 +11,11 @@ while its workflow task is scheduled and not started, nobody could answer yet. W
 seconds the watcher says so once, naming the task queue and whether any worker polls it, and keeps waiting.
 
 Pending approvals are asked at the prompt, one tool call at a time: `y` approves, `n` denies and asks for a reason
-that is told to the model. Standard input is read by a daemon thread, so a prompt nobody answers never keeps the
-process from ending, and while it waits the watcher checks that the call still waits (someone may answer it from
-another terminal or `agents inbox`). `--yes` approves every call without asking; `--no-input`, or an input that
-ends, prints how to answer instead.
+that is told to the model; the answer goes through `_answer` (bounded, and recorded by signal if no worker takes
+it). Standard input is read by a daemon thread, so a prompt nobody answers never keeps the process from ending, and
+while it waits the watcher checks that the call still waits (someone may answer it from another terminal or
+`agents inbox`). `--yes` approves every call without asking; `--no-input`, or an input that ends, prints how to
+answer instead.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from agent._tool_parts import ToolCallPart
 from workflows._types import RunStatus
 from workflows.client import AgentClient
 
+from ._answer import answer
 from ._errors import CommandError, cause_of
 from ._output import plural
 from ._progress import Progress
@@ -175,12 +177,16 @@ class Watcher:
                     flush=True,
                 )
                 continue
+            verdict = 'approved' if decision is True else 'denied'
+            what = f'{"approval" if decision is True else "denial"} of {call.tool_call_id}'
             try:
-                await self.agents.approve(self.workflow_id, approvals={call.tool_call_id: decision})
+                await answer(self.agents, self.workflow_id, {call.tool_call_id: decision}, what=what)
             except WorkflowUpdateFailedError as exc:
                 print(f'  {call.tool_call_id} was not answered: {cause_of(exc)}', flush=True)
                 continue
-            verdict = 'approved' if decision is True else 'denied'
+            except CommandError as exc:  # no worker took it: recorded, it applies once one does
+                print(exc, file=sys.stderr, flush=True)
+                continue
             print(f'  {verdict} {call.tool_call_id}' + (' (--yes)' if self.decide == 'yes' else ''), flush=True)
 
     async def _stalled(self, description: WorkflowExecutionDescription) -> bool:
