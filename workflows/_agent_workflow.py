@@ -45,10 +45,11 @@ with workflow.unsafe.imports_passed_through():
     from ._data_converter import PayloadDecodeError
     from ._door import InvalidInput, parse_one
     from ._eviction import watch_waiting
-    from ._handoff import carry_history, load_history
+    from ._handoff import Handover, load_history
     from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
     from ._registry import get_durable_agent, retries_workflow_side_errors
+    from ._request_encoder import RequestEncoder
     from ._result_size import fit_result
     from ._run_attributes import RunAttributes, RunView
     from ._run_input import INPUT_HINT, RUN_INPUT, check_input, invalid_input, validated_deps
@@ -112,6 +113,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._turn_slot = TurnSlot()
         self._live_run: AgentRun[Any, Any] | None = None  # the agent run in progress, for what a cancelled turn did
         self._waiting_output: Any = None  # a conversation's last turn's output while it waits for the next message
+        # One encoder for every turn of this workflow run: what a worker was sent once is named, never sent again.
+        self._encoder = RequestEncoder()
+        self._handover = Handover(self._input.agent if self._input else '')
+        self._handover_due = False  # the conversation continues as new once the turns it took in are answered
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
 
     def _waits_for_people(self) -> bool:
@@ -172,21 +177,21 @@ class AgentWorkflow(AgentWorkflowHandlers):
         if inp.history_from is None:
             return inp
         self._loaded = await load_history(inp.agent, inp.history_from)
+        self._encoder.assume_sent(self._loaded)
         info = workflow.info()
         self._history_at_start = (info.get_current_history_length(), info.get_current_history_size())
         self._history, self._unloaded = [*self._loaded, *self._history], None
         return replace(inp, message_history=list(self._history), history_from=None)
 
-    async def _continue_as_new(
-        self, inp: AgentRunInput, history: list[ModelMessage], start: int, **changes: Any
-    ) -> bool:
+    async def _continue_as_new(self, inp: AgentRunInput, history: list[ModelMessage], **changes: Any) -> bool:
         """Continue as new with `history` (by reference when large); `False` if a message arrived meanwhile.
 
-        `history[:start]` is already in this run's history. Called only at consistent points: between turns, or
-        between the steps of a run.
+        Called only at consistent points: between turns, or between the steps of a run. A conversation has written
+        its history already (`Handover.write`, before answering the turn), so it gets here in the workflow task that
+        answers the turn and continues as new in that task.
         """
         await workflow.wait_condition(workflow.all_handlers_finished)
-        carried, handoff = await carry_history(inp.agent, history, start)
+        carried, handoff = await self._handover.carry(history)
         if self._turns or self._closing or not workflow.all_handlers_finished():
             return False  # a turn (or the close) came in while the history was written: take it first
         held = self._ports.early if self._ports is not None else self._early
@@ -204,6 +209,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
         self._history = history = list(inp.message_history or [])  # the `messages` query reads it
         start = len(history)
+        self._handover.written(start)
         conversation_id = inp.conversation_id
         last: AgentRunOutput | None = None
         usage = RunUsage()
@@ -211,18 +217,20 @@ class AgentWorkflow(AgentWorkflowHandlers):
         if inp.prompt is not None or inp.deferred_tool_results is not None:
             self._turn = turn = Turn(inp.prompt)
             first, kept = await self._take_turn(inp, history)
-            turn.result, turn.error, turn.done = first, None if first is not None else self._cancelled(), True
-            self._end_turn(turn)
             start = min(start, kept)
             if first is not None:
                 last, turns = first, 1
                 usage.incr(first.usage)
+                await self._prepare_handover(inp, history, turns)
+            turn.result, turn.error, turn.done = first, None if first is not None else self._cancelled(), True
+            self._end_turn(turn)
             conversation_id = self._turn_conversation_id(first, conversation_id)
         idle = timedelta(seconds=inp.idle_timeout_seconds) if inp.idle_timeout_seconds else None
         while True:
-            if not self._turns and not self._closing and self._time_to_continue_as_new(inp, turns):
-                # A consistent point: between turns, nothing pending; the history travels to the next run.
-                await self._continue_as_new(inp, history, start, conversation_id=conversation_id)
+            if not self._turns and not self._closing and self._handover_due:
+                # A consistent point: between turns, nothing pending; the history travels to the next run. The turn
+                # just answered wrote what the next run reads, so this happens in the task that answered it.
+                await self._continue_as_new(inp, history, conversation_id=conversation_id)
             self._status.state = 'awaiting_message'
             try:
                 await workflow.wait_condition(lambda: bool(self._turns) or self._closing, timeout=idle)
@@ -254,7 +262,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
                 self._end_turn(turn)
                 continue
             usage.incr(out.usage)
-            turn.result, turn.done, last, turns = out, True, out, turns + 1
+            turns += 1
+            await self._prepare_handover(inp, history, turns)
+            turn.result, turn.done, last = out, True, out
             self._end_turn(turn)
         return AgentRunOutput(
             output=last.output if last is not None else None,
@@ -263,6 +273,16 @@ class AgentWorkflow(AgentWorkflowHandlers):
             run_id=last.run_id if last is not None else '',
             conversation_id=conversation_id or '',
         )
+
+    async def _prepare_handover(self, inp: AgentRunInput, history: list[ModelMessage], turns: int) -> None:
+        """If it is time to continue as new, write the history for the next run while the turn's caller waits.
+
+        Until the hand-over, new messages are refused with `CONVERSATION_MOVING` (the client sends them again, to
+        the next run); the ones already queued are taken first.
+        """
+        if self._handover_due or self._time_to_continue_as_new(inp, turns):
+            self._handover_due = True
+            await self._handover.write(history)
 
     async def _take_turn(self, inp: AgentRunInput, history: list[ModelMessage]) -> tuple[AgentRunOutput | None, int]:
         """Run one turn of a conversation on `history`, which it brings up to date in place.
@@ -278,6 +298,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             return out, len(history)  # cancelled before the agent run began: it added nothing
         kept = len(live.all_messages()) - len(live.new_messages())
         del history[kept:]
+        self._handover.rewound(kept)
         if out is not None:
             history.extend(out.new_messages)
             self._waiting_output = out.output
@@ -325,7 +346,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             durable=durable,
             turn=self._turn_count,
             checkpoint=inp.checkpoint,
-            known_messages=self._loaded,
+            encoder=self._encoder,
             reject=lambda refused: self._reject(
                 [Rejection('submit_deferred_tool_results', reason, call_id) for call_id, reason in refused]
             ),
@@ -373,8 +394,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
             given = inp.message_history or []
             start = next((i for i, m in enumerate(given) if i >= len(carried) or carried[i] is not m), len(given))
             conversation_id = agent_run.ctx.conversation_id
+            self._handover.written(start)
             while True:  # returns only if a handler was still running: wait for it and try again
-                await self._continue_as_new(inp, carried, start, checkpoint=checkpoint, conversation_id=conversation_id)
+                await self._continue_as_new(inp, carried, checkpoint=checkpoint, conversation_id=conversation_id)
         result = agent_run.result
         assert result is not None
         return AgentRunOutput(

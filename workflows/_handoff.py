@@ -14,7 +14,7 @@ from agent._parts import ModelMessage
 
 from ._types import HistoryHandoff
 
-__all__ = ('PLAIN_HISTORY_BUDGET', 'carry_history', 'load_history')
+__all__ = ('PLAIN_HISTORY_BUDGET', 'Handover', 'load_history')
 
 PLAIN_HISTORY_BUDGET = 512 * 1024
 """Bytes of message JSON continue-as-new carries in its input as they are; a larger history goes by reference."""
@@ -23,29 +23,63 @@ _TIMEOUT = timedelta(minutes=2)
 _RETRY = RetryPolicy(initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=10))
 
 
-async def carry_history(
-    agent_name: str, history: list[ModelMessage], start: int
-) -> tuple[list[ModelMessage] | None, HistoryHandoff | None]:
-    """How the next run gets `history`: as it is when small, else by reference to this run.
+class Handover:
+    """How a run hands its conversation to the next run, and what of it the run's history already holds.
 
-    `history[:start]` is already in this run's history (its input, or pages it loaded); the rest is written
-    into it now, in pages, as the inputs of stash activities.
+    A small conversation travels in the continue-as-new input as it is. A larger one goes by reference: its
+    messages are written into this run's history in pages (the inputs of stash activities) and the next run
+    reads them back. Writing them takes activities, so a conversation writes them while the turn that made the
+    hand-over due still holds its caller (`write`), and then continues as new in the same workflow task as that
+    turn's answer (`carry` has nothing left to write): no message can arrive in between and postpone the
+    hand-over. Each message is written once: a later write starts where the last one ended.
     """
-    if sum(message_size(message) for message in history) <= PLAIN_HISTORY_BUDGET:
-        return history, None
-    page: list[ModelMessage] = []
-    size, first = 0, start
-    for index in range(start, len(history)):
-        message_bytes = message_size(history[index])
-        if page and size + message_bytes > PAGE_BUDGET:
-            await _stash(agent_name, page, first)
-            page, size, first = [], 0, index
-        page.append(history[index])
-        size += message_bytes
-    if page:
-        await _stash(agent_name, page, first)
-    info = workflow.info()
-    return None, HistoryHandoff(info.workflow_id, info.run_id, len(history))
+
+    def __init__(self, agent_name: str, written: int = 0) -> None:
+        self._agent_name = agent_name
+        self._written = written
+
+    def rewound(self, kept: int) -> None:
+        """Messages from index `kept` on were replaced (a turn after a cancelled one): write them again."""
+        self._written = min(self._written, kept)
+
+    def written(self, start: int) -> None:
+        """`history[:start]` is in this run's history already (its input, or the pages it loaded)."""
+        self._written = start
+
+    async def write(self, history: list[ModelMessage]) -> None:
+        """Write the messages of `history` this run's history lacks, if the conversation must go by reference."""
+        if self._goes_by_reference(history):
+            await self._write_from(history, self._written)
+
+    async def carry(self, history: list[ModelMessage]) -> tuple[list[ModelMessage] | None, HistoryHandoff | None]:
+        """How the next run gets `history`: as it is when small, else by reference to this run."""
+        if not self._goes_by_reference(history):
+            return history, None
+        await self._write_from(history, self._written)
+        info = workflow.info()
+        return None, HistoryHandoff(info.workflow_id, info.run_id, len(history))
+
+    def _goes_by_reference(self, history: list[ModelMessage]) -> bool:
+        total = 0
+        for message in history:
+            total += message_size(message)
+            if total > PLAIN_HISTORY_BUDGET:
+                return True
+        return False
+
+    async def _write_from(self, history: list[ModelMessage], start: int) -> None:
+        page: list[ModelMessage] = []
+        size, first = 0, start
+        for index in range(start, len(history)):
+            message_bytes = message_size(history[index])
+            if page and size + message_bytes > PAGE_BUDGET:
+                await _stash(self._agent_name, page, first)
+                page, size, first = [], 0, index
+            page.append(history[index])
+            size += message_bytes
+        if page:
+            await _stash(self._agent_name, page, first)
+        self._written = len(history)
 
 
 async def _stash(agent_name: str, messages: list[ModelMessage], start: int) -> None:

@@ -27,7 +27,7 @@ from agent._content import ToolReturn
 from agent._deferred import DeferredToolRequests, DeferredToolResults, ToolDenied
 from agent._instrumentation import InstrumentationSettings
 from agent._model_request_context import ModelRequestContext
-from agent._parts import ModelMessage, ModelResponse, ToolCallPart
+from agent._parts import ModelResponse, ToolCallPart
 from agent._ports import RunPorts
 from agent._run_context import RunContext
 from agent.capabilities import (
@@ -94,7 +94,7 @@ class WorkflowPorts(RunPorts):
         reject: Callable[[list[tuple[str, str]]], None] | None = None,
         turn: int = 0,
         checkpoint: RunCheckpoint | None = None,
-        known_messages: list[ModelMessage] | None = None,
+        encoder: RequestEncoder | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.reject = reject or (lambda refused: None)
@@ -109,16 +109,15 @@ class WorkflowPorts(RunPorts):
         self.waiting_for_people = False
         """Whether the run waits for deferred tool results with nothing of its own in flight (`workflows._eviction`)."""
         self._sides: dict[int, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = {}
-        # Messages, tool results and parameters are sent to model activities once, then named by hash.
-        self._encoder = RequestEncoder()
+        # Messages, tool results and parameters are sent to model activities once, then named by hash (a
+        # conversation's turns share one encoder, so a turn names what earlier turns sent).
+        self._encoder = encoder or RequestEncoder()
         self._end_requested = False
         self.activity_ids = ActivityIds(turn)
         self._in_flight: dict[str, str] = {}  # activity id -> what the run's current details say of it
         self._checkpoint = checkpoint
         self.spans = SpanGate()
         """Closed when the workflow run continues as new mid-turn: the next one ends the run's span."""
-        if known_messages:
-            self._encoder.assume_sent(known_messages)
 
     def doing(self) -> tuple[str, ...]:
         """The model requests and tool calls in flight, as lines of the run's current details."""

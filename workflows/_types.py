@@ -15,6 +15,7 @@ from agent.usage import RunUsage, UsageLimits
 from ._approval_policy import ApprovalPolicy
 
 __all__ = (
+    'CONVERSATION_MOVING',
     'NOT_OWNER',
     'TURN_CANCELLED',
     'AgentRunInput',
@@ -39,6 +40,13 @@ TURN_CANCELLED = 'TurnCancelled'
 
 NOT_OWNER = 'NotOwner'
 """The `ApplicationError` type of an update rejected because it names an owner other than the run's."""
+
+CONVERSATION_MOVING = 'ConversationMoving'
+"""The `ApplicationError` type of a message refused while the conversation hands over to its next run.
+
+Nothing was recorded: send the message again (`AgentClient.send_message` does, after a moment); it goes to the next
+run. Only messages sent while an earlier turn was still running can meet it.
+"""
 
 
 @dataclass

@@ -36,6 +36,7 @@ from ._result_size import fit_result, message_page
 from ._run_input import cancel_request
 from ._turns import Turn, TurnSlot
 from ._types import (
+    CONVERSATION_MOVING,
     NOT_OWNER,
     TURN_CANCELLED,
     AgentRunInput,
@@ -77,6 +78,8 @@ class AgentWorkflowHandlers:
     _status: RunStatus
     _early: DeferredToolResults
     _closing: bool
+    _handover_due: bool
+    """The conversation continues as new once its queued turns are answered: it takes no new ones until then."""
     _new_messages: list[ModelMessage]
     _turn_slot: TurnSlot
     _live_run: AgentRun[Any, Any] | None
@@ -120,6 +123,11 @@ class AgentWorkflowHandlers:
         self._check_owner(message.owner, 'send it messages')
         if self._closing:
             raise ValueError('The conversation is closing and takes no more messages.')
+        if self._handover_due:
+            raise ApplicationError(
+                'The conversation is moving to its next workflow run; send the message again in a moment.',
+                type=CONVERSATION_MOVING,
+            )
 
     @workflow.update(name='cancel_turn')
     async def cancel_turn(self, *args: Any) -> CancelTurnResult:
