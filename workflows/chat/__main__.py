@@ -52,6 +52,7 @@ from ._hub import TurnEventHub
 from ._hub_route import TURN_EVENTS_PATH, turn_events_route
 from ._listener import tcp_listener
 from ._relay import InMemoryPublisher
+from ._worker_gate import DEFAULT_WORKER_TIMEOUT
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -80,6 +81,7 @@ def build_chat_server(
     token: str,
     events_token: str,
     allowed_hosts: Sequence[str] = (),
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
 ) -> ChatServer:
     """The chat app over the conversations of `agents`, taking the workers' events at `TURN_EVENTS_PATH`.
 
@@ -91,9 +93,10 @@ def build_chat_server(
         events_token: The token the workers' `HttpPublisher` sends.
         allowed_hosts: Host names the server answers besides `localhost` and IP addresses: the names browsers and
             workers reach it by (e.g. a compose service's name).
+        worker_timeout: Seconds a request waits for a worker before the page is told that none serves `task_queue`.
     """
     hub = TurnEventHub()
-    backend = DurableChatBackend(client, agents=agents, task_queue=task_queue, hub=hub)
+    backend = DurableChatBackend(client, agents=agents, task_queue=task_queue, hub=hub, worker_timeout=worker_timeout)
     app = create_chat_app(backend, auth=bearer_token_auth(token), allowed_hosts=allowed_hosts)
     # First: the page's static files, mounted at `/`, take every path routed after them.
     app.router.routes.insert(0, turn_events_route(hub, events_token))
@@ -138,6 +141,14 @@ def add_chat_arguments(parser: argparse.ArgumentParser, *, connection: bool = Tr
         '--no-worker',
         action='store_true',
         help='serve the page only; workers started elsewhere publish to it (it prints how)',
+    )
+    parser.add_argument(
+        '--worker-timeout',
+        type=float,
+        default=DEFAULT_WORKER_TIMEOUT,
+        metavar='SECONDS',
+        help='how long a request waits for a worker before the page is told none serves the task queue '
+        f'(default {DEFAULT_WORKER_TIMEOUT:g})',
     )
     parser.add_argument(
         '--events-token',
@@ -197,6 +208,7 @@ async def serve(
             token=token,
             events_token=events_token,
             allowed_hosts=args.allow_host,
+            worker_timeout=args.worker_timeout,
         )
         try:
             worker: AbstractAsyncContextManager[Any] = nullcontext()

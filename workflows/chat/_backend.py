@@ -27,6 +27,11 @@ workflow turned away (another owner's conversation, a conversation that is closi
 streams. The run's static summary and details (what the Temporal Web UI lists) come from the first message, as
 for every other way to start a run (`workflows._run_details`).
 
+Whatever needs a worker of the task queue (a query, an update until a worker accepts it) goes through a
+`WorkerGate`: with no worker the request is answered `BackendUnavailable` (503) within `worker_timeout` seconds (of
+waiting for a worker to show up, then for each call), saying whether the server holds what was sent. A conversation
+id whose workflow id Temporal would refuse (`_workflow_ids`) is refused before anything is sent.
+
 `resume` replays the running turn from its start; after the turn ended it still does while the hub keeps the ended
 turn (`TurnEventHub`'s `end_grace`), so a page that reconnects right after the end rebuilds the message. A turn that
 continues after its approvals is replayed whole: the stretch before the approvals from the messages as of the
@@ -87,19 +92,16 @@ from ._conversation_messages import read_messages
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
 from ._turn_results import denial_events
+from ._worker_gate import DEFAULT_WORKER_TIMEOUT, WorkerGate
+from ._workflow_ids import CHAT_WORKFLOW_PREFIX, chat_workflow_id, checked_workflow_id, conversation_id_of
 
-__all__ = ('CHAT_WORKFLOW_PREFIX', 'DurableChatBackend', 'chat_workflow_id')
+__all__ = ('DurableChatBackend',)
 
-CHAT_WORKFLOW_PREFIX = 'chat-'
-"""The start of every chat conversation's workflow id."""
+_NOT_SENT = 'the message was not sent'
+_NOT_READ = 'the conversation could not be read'
 
 _TITLE_LENGTH = 80
 _STOP_BOUND = 10.0  # seconds `stop` waits for the stopped turn's stream to end after the workflow confirmed it
-
-
-def chat_workflow_id(conversation_id: str) -> str:
-    """The workflow id of a chat conversation."""
-    return f'{CHAT_WORKFLOW_PREFIX}{conversation_id}'
 
 
 class _Conversation:
@@ -134,6 +136,7 @@ class DurableChatBackend:
         agents: Sequence[str],
         task_queue: str,
         hub: TurnEventHub,
+        worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
     ) -> None:
         """Serve the conversations of `agents` (registered with the workers of `task_queue`).
 
@@ -142,6 +145,8 @@ class DurableChatBackend:
             agents: The agents' registered names, in the order the page offers them (the first is the default).
             task_queue: The task queue of the workers that run the agents.
             hub: Where the workers' turn events arrive.
+            worker_timeout: Seconds a request waits for a worker of `task_queue` to show up, to answer a query or
+                to take an update before it is answered that no worker serves `task_queue` (`BackendUnavailable`).
         """
         if not agents:
             raise ValueError('DurableChatBackend needs at least one agent.')
@@ -149,6 +154,7 @@ class DurableChatBackend:
         self._agents = list(agents)
         self._task_queue = task_queue
         self._hub = hub
+        self._gate = WorkerGate(self._client, task_queue, worker_timeout)
         self._turns: dict[str, LiveTurn] = {}
 
     def agent_names(self) -> Sequence[str]:
@@ -163,8 +169,10 @@ class DurableChatBackend:
             UnknownAgent: No agent of that name.
             TurnRejected: A turn runs, the agent differs, the answers are not the pending approvals, or the
                 conversation has ended.
+            InvalidConversationId: The conversation id is too long for a workflow id.
+            BackendUnavailable: No worker serves the task queue; `admitted` says whether the server holds the turn.
         """
-        workflow_id = chat_workflow_id(turn.conversation_id)
+        workflow_id = checked_workflow_id(turn.conversation_id)
         conversation = await self._describe(workflow_id, turn.owner)
         agent = turn.agent or (conversation.agent if conversation else self._agents[0])
         if agent not in self._agents:
@@ -179,10 +187,12 @@ class DurableChatBackend:
                 raise TurnRejected('No tool calls are waiting for approval in this conversation.')
             if turn.user_prompt is not None:
                 raise TurnRejected('Answer the pending approvals first, then send the message.')
+            await self._gate.check('the answers were not sent')
             live = await self._answer(conversation.handle, turn.owner, turn.deferred_tool_results)
         elif turn.user_prompt is None:
             raise TurnRejected('The turn has neither a message nor answers to pending approvals.')
         else:
+            await self._gate.check(_NOT_SENT)
             if conversation is not None:
                 await self._check_idle(conversation.handle)
             live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt)
@@ -214,17 +224,25 @@ class DurableChatBackend:
             static_details=details,
         )
         self._hub.begin_turn(workflow_id)  # before the update, so none of this turn's events is taken for the last's
+        update_id = f'message-{uuid.uuid4().hex}'
+        sending = self._client.start_update_with_start_workflow(
+            'send_message',
+            message,
+            id=update_id,
+            start_workflow_operation=start,
+            wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+            result_type=AgentRunOutput,
+        )
         try:
-            update = await self._client.start_update_with_start_workflow(
-                'send_message',
-                message,
-                id=f'message-{uuid.uuid4().hex}',
-                start_workflow_operation=start,
-                wait_for_stage=WorkflowUpdateStage.ACCEPTED,
-                result_type=AgentRunOutput,
-            )
+            update = await self._gate.update(sending, workflow_id, update_id, 'the message', _NOT_SENT)
         except WorkflowUpdateFailedError as exc:
             raise _rejected(exc, conversation_id) from exc
+        finally:
+            # The operation's handle is set to the error when the call fails; nobody awaits it here (the error is
+            # raised above), so it is taken, or asyncio reports it as never retrieved.
+            started = start._workflow_handle
+            if started.done() and not started.cancelled():
+                started.exception()
         # A rejected update comes back complete (its outcome is the rejection) rather than raising: e.g. another
         # owner started this id since `_describe` found nothing, or the conversation is closing. Only an update
         # already complete has its outcome at hand; awaiting an accepted one's result would wait for the turn.
@@ -237,7 +255,8 @@ class DurableChatBackend:
         return self._follow(handle, owner, update.id)
 
     async def _answer(self, handle: WorkflowHandle[Any, Any], owner: str, results: DeferredToolResults) -> LiveTurn:
-        pending = await handle.query(AgentWorkflow.pending_deferred_tools)
+        not_sent = 'the answers were not sent'
+        pending = await self._gate.query(handle.query(AgentWorkflow.pending_deferred_tools), not_sent)
         if pending is None:
             raise TurnRejected('No tool calls are waiting for approval in this conversation.')
         expected, given = set(pending.tool_call_ids), set(results.tool_call_ids)
@@ -245,15 +264,19 @@ class DurableChatBackend:
             raise TurnRejected(
                 f'The turn must answer exactly the pending tool calls {sorted(expected)}; it answers {sorted(given)}.'
             )
-        now = await read_messages(self._client, handle.id)
+        now = await self._gate.query(read_messages(self._client, handle.id), not_sent)
         if now.turn is None or now.turn.update_id is None:
             raise TurnRejected('No turn of this conversation is waiting for approval.')
         # What the page showed of the turn so far: its continuation streams only what comes after.
         skip = len(self._hub.buffered(handle.id))
+        update_id = f'answers-{uuid.uuid4().hex}'
+        answering = handle.execute_update(
+            AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)], id=update_id
+        )
         try:
-            await handle.execute_update(AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)])
+            await self._gate.update(answering, handle.id, update_id, 'the answers', not_sent)
         except WorkflowUpdateFailedError as exc:
-            raise _rejected(exc, _conversation_id(handle.id)) from exc
+            raise _rejected(exc, conversation_id_of(handle.id)) from exc
         # The turn's messages as of the approval wait: a resume replays them before the continuation.
         earlier = now.messages[now.turn.start :]
         return self._follow(
@@ -288,7 +311,7 @@ class DurableChatBackend:
         )
 
     async def _check_idle(self, handle: WorkflowHandle[Any, Any]) -> None:
-        status = await handle.query(AgentWorkflow.status)
+        status = await self._gate.query(handle.query(AgentWorkflow.status), _NOT_SENT)
         if status.state == 'awaiting_deferred_tools':
             raise TurnRejected('Tool calls are waiting for approval: answer them before sending a new message.')
         if status.state != 'awaiting_message':
@@ -299,16 +322,17 @@ class DurableChatBackend:
 
         A turn that ended with a result is still replayed while the hub keeps it (its `end_grace`).
         """
-        workflow_id = chat_workflow_id(conversation_id)
+        workflow_id = checked_workflow_id(conversation_id)
         conversation = await self._owned(workflow_id, owner)
         live = self._turns.get(workflow_id)
         if live is not None and (live.running or (live.finished and self._hub.holds_ended_turn(workflow_id))):
             return live.read(from_start=True)
         if live is None and conversation.running:
             # This server did not start the turn (it restarted since): follow it if one runs.
-            status = await conversation.handle.query(AgentWorkflow.status)
+            await self._gate.check(_NOT_READ)
+            status = await self._gate.query(conversation.handle.query(AgentWorkflow.status), _NOT_READ)
             if status.state == 'running':
-                turn = (await read_messages(self._client, workflow_id)).turn
+                turn = (await self._gate.query(read_messages(self._client, workflow_id), _NOT_READ)).turn
                 if turn is not None and turn.update_id is not None:
                     live = self._turns[workflow_id] = self._follow(conversation.handle, owner, turn.update_id)
                     return live.read(from_start=True)
@@ -316,14 +340,24 @@ class DurableChatBackend:
 
     async def stop(self, conversation_id: str, owner: str) -> bool:
         """Cancel the running turn (`cancel_turn`) and wait until its stream has ended; `True` if one was running."""
-        workflow_id = chat_workflow_id(conversation_id)
+        workflow_id = checked_workflow_id(conversation_id)
         conversation = await self._owned(workflow_id, owner)
         if not conversation.running:
             return False
+        not_stopped = 'the turn was not stopped'
+        await self._gate.check(not_stopped)
+        update_id = f'stop-{uuid.uuid4().hex}'
+        stopping = conversation.handle.start_update(
+            'cancel_turn',
+            CancelTurn(owner=owner),
+            id=update_id,
+            wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+            result_type=CancelTurnResult,
+        )
         try:
-            result: CancelTurnResult = await conversation.handle.execute_update(
-                'cancel_turn', CancelTurn(owner=owner), result_type=CancelTurnResult
-            )
+            accepted = await self._gate.update(stopping, workflow_id, update_id, 'the stop request', not_stopped)
+            # Taken by a worker, which answers once the turn has ended.
+            result = await accepted.result()
         except WorkflowUpdateFailedError as exc:
             raise _rejected(exc, conversation_id) from exc
         live = self._turns.get(workflow_id)
@@ -340,9 +374,10 @@ class DurableChatBackend:
         request: `resume` replays the rest from there, so each message shows once. A turn waiting for approvals shows
         everything it did, ending with the response that asked for them.
         """
-        workflow_id = chat_workflow_id(conversation_id)
+        workflow_id = checked_workflow_id(conversation_id)
         await self._owned(workflow_id, owner)
-        now = await read_messages(self._client, workflow_id)
+        await self._gate.check(_NOT_READ)
+        now = await self._gate.query(read_messages(self._client, workflow_id), _NOT_READ)
         turn = now.turn
         if turn is not None and not turn.awaiting_deferred_tools:
             return now.messages[: turn.start + 1]
@@ -358,6 +393,8 @@ class DurableChatBackend:
             "AND PendingApprovals > 0 AND ExecutionStatus = 'Running'"
         )
         waiting: list[WaitingConversation] = []
+        unread = 'the inbox could not be read'
+        checked = False
         async for execution in self._client.list_workflows(query):
             if not execution.id.startswith(CHAT_WORKFLOW_PREFIX):
                 continue
@@ -365,15 +402,18 @@ class DurableChatBackend:
             if memo.get('owner') != owner:
                 continue
             handle = self._client.get_workflow_handle(execution.id)
+            if not checked:
+                await self._gate.check(unread)
+                checked = True
             try:
-                pending = await handle.query(AgentWorkflow.pending_deferred_tools)
+                pending = await self._gate.query(handle.query(AgentWorkflow.pending_deferred_tools), unread)
             except RPCError:
                 continue  # ended (or unreachable) since visibility listed it
             if pending is None or not pending.approvals:
                 continue
             waiting.append(
                 WaitingConversation(
-                    conversation_id=execution.id[len(CHAT_WORKFLOW_PREFIX) :],
+                    conversation_id=conversation_id_of(execution.id),
                     agent=str(memo.get('agent', '')),
                     title=str(memo.get('title', '')),
                     approvals=_approvals(pending),
@@ -386,7 +426,7 @@ class DurableChatBackend:
     async def _owned(self, workflow_id: str, owner: str) -> _Conversation:
         conversation = await self._describe(workflow_id, owner)
         if conversation is None:
-            raise ConversationNotFound(workflow_id[len(CHAT_WORKFLOW_PREFIX) :])
+            raise ConversationNotFound(conversation_id_of(workflow_id))
         return conversation
 
     async def _describe(self, workflow_id: str, owner: str) -> _Conversation | None:
@@ -404,7 +444,7 @@ class DurableChatBackend:
             raise
         memo = await description.memo()
         if memo.get('owner') != owner or not isinstance(memo.get('agent'), str):
-            raise NotOwner(workflow_id[len(CHAT_WORKFLOW_PREFIX) :])
+            raise NotOwner(conversation_id_of(workflow_id))
         return _Conversation(handle, memo['agent'], description.status == WorkflowExecutionStatus.RUNNING)
 
     def close(self) -> None:
@@ -419,10 +459,6 @@ def _approvals(pending: DeferredToolRequests) -> tuple[PendingApproval, ...]:
         PendingApproval(tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args_as_dict())
         for call in pending.approvals
     )
-
-
-def _conversation_id(workflow_id: str) -> str:
-    return workflow_id[len(CHAT_WORKFLOW_PREFIX) :]
 
 
 def _rejected(exc: WorkflowUpdateFailedError, conversation_id: str) -> ChatBackendError:

@@ -7,10 +7,12 @@ one in-process agent. The durable backend lives in `workflows.chat`.
 from ._app import create_chat_app
 from ._auth import AuthFunc, bearer_token_auth
 from ._backend import (
+    BackendUnavailable,
     ChatBackend,
     ChatBackendError,
     ChatTurn,
     ConversationNotFound,
+    InvalidConversationId,
     NotOwner,
     PendingApproval,
     StreamInterrupted,
@@ -22,11 +24,13 @@ from ._in_process import InProcessChatBackend
 
 __all__ = (
     'AuthFunc',
+    'BackendUnavailable',
     'ChatBackend',
     'ChatBackendError',
     'ChatTurn',
     'ConversationNotFound',
     'InProcessChatBackend',
+    'InvalidConversationId',
     'NotOwner',
     'PendingApproval',
     'StreamInterrupted',

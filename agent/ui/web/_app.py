@@ -15,9 +15,12 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `GET /`                        | The page (static files built from `agent/ui/web/frontend`)                 |
 
 A conversation that does not exist or is not the caller's is 404 either way; a turn the conversation cannot take
-now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`). A turn's
-stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the page resumes it;
-over AG-UI it ends without `RUN_FINISHED`, and the client reconnects.
+now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this server's is 421 (see `_hosts`). A body
+that is not UTF-8, an empty message, or a conversation id the backend cannot take (e.g. too long) is 400. When what
+runs the conversations cannot serve the request (`BackendUnavailable`: no worker), the answer is 503 within the
+backend's bound, `{"detail": ..., "admitted": ...}`, where `admitted` says whether what was sent is kept and will be
+acted on. A turn's stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the
+page resumes it; over AG-UI it ends without `RUN_FINISHED`, and the client reconnects.
 """
 
 from __future__ import annotations
@@ -37,7 +40,15 @@ from agent.ui.vercel_ai import VercelAIAdapter, VercelAIEventStream
 from agent.ui.vercel_ai.request_types import RequestData, SubmitMessage, UIMessage
 
 from ._auth import AuthFunc
-from ._backend import ChatBackend, ConversationNotFound, StreamInterrupted, TurnRejected, UnknownAgent
+from ._backend import (
+    BackendUnavailable,
+    ChatBackend,
+    ConversationNotFound,
+    InvalidConversationId,
+    StreamInterrupted,
+    TurnRejected,
+    UnknownAgent,
+)
 from ._hosts import HostCheckMiddleware
 from ._vercel_turn import BadChatRequest, chat_turn
 
@@ -64,6 +75,10 @@ _PAGE_CSP = (
 
 
 class _BodyTooLarge(Exception):
+    pass
+
+
+class _BodyNotText(Exception):
     pass
 
 
@@ -124,6 +139,11 @@ def create_chat_app(
             body += chunk
             if len(body) > max_body_bytes:
                 raise _BodyTooLarge
+        try:
+            # Checked here: a validation error that quotes bytes that are not UTF-8 cannot be written as JSON.
+            body.decode('utf-8')
+        except UnicodeDecodeError as e:
+            raise _BodyNotText(e.start) from e
         return bytes(body)
 
     def stream_response(run_input: RequestData, request: Request, events: AsyncIterator[NativeEvent]) -> Response:
@@ -232,6 +252,19 @@ def create_chat_app(
     async def on_rejected(request: Request, exc: Exception) -> Response:
         return json_error(HTTPStatus.CONFLICT, str(exc))
 
+    async def on_bad_request(request: Request, exc: Exception) -> Response:
+        return json_error(HTTPStatus.BAD_REQUEST, str(exc))
+
+    async def on_not_text(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, _BodyNotText)
+        return json_error(
+            HTTPStatus.BAD_REQUEST, f'The request body is not UTF-8 text (byte {exc.args[0]} is not): send JSON.'
+        )
+
+    async def on_unavailable(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BackendUnavailable)
+        return JSONResponse({'detail': str(exc), 'admitted': exc.admitted}, status_code=HTTPStatus.SERVICE_UNAVAILABLE)
+
     async def on_too_large(request: Request, exc: Exception) -> Response:
         return json_error(
             HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f'The request body is larger than {max_body_bytes} bytes.'
@@ -257,7 +290,10 @@ def create_chat_app(
             ConversationNotFound: on_not_found,
             UnknownAgent: on_not_found,
             TurnRejected: on_rejected,
+            InvalidConversationId: on_bad_request,
+            BackendUnavailable: on_unavailable,
             _BodyTooLarge: on_too_large,
+            _BodyNotText: on_not_text,
         },
     )
 

@@ -21,6 +21,10 @@ The contract every backend keeps:
 - `resume` replays the running turn's events from the turn's start, so a reader that lost some (or all) of them
   rebuilds the same message; `history` during a turn is the history as of the turn's start, new user message
   included, so history plus replay shows every message once.
+- A backend that cannot serve a request now because what runs its conversations is not there (the durable backend:
+  no worker serves its task queue) raises `BackendUnavailable` within a bounded time instead of waiting; its
+  `admitted` says whether what the request sent (a message, a stop, approval answers) was taken anyway and will be
+  acted on later, so nothing the person sent is lost without them being told. The app answers 503.
 - When what a turn's events showed so far no longer holds (a retried model request replaced the text), the
   iterator raises `StreamInterrupted`: the response ends without finishing, and the page reads the history and
   resumes, which replays the turn as it now is.
@@ -39,10 +43,12 @@ from agent.tools import DeferredToolResults
 from agent.ui._event_stream import NativeEvent
 
 __all__ = (
+    'BackendUnavailable',
     'ChatBackend',
     'ChatBackendError',
     'ChatTurn',
     'ConversationNotFound',
+    'InvalidConversationId',
     'NotOwner',
     'PendingApproval',
     'StreamInterrupted',
@@ -80,6 +86,23 @@ class UnknownAgent(ChatBackendError, LookupError):
         super().__init__(f'Unknown agent {agent!r}.')
         self.agent = agent
         """The agent asked for."""
+
+
+class InvalidConversationId(ChatBackendError, ValueError):
+    """The conversation id cannot name a conversation of this backend, e.g. it is too long (the app answers 400)."""
+
+
+class BackendUnavailable(ChatBackendError):
+    """What runs the conversations cannot take the request now (the app answers 503 with the message).
+
+    Raised within a bounded time instead of waiting for it to come back. The message says what to do about it.
+    """
+
+    def __init__(self, message: str, *, admitted: bool = False) -> None:
+        super().__init__(message)
+        self.admitted = admitted
+        """Whether what the request sent (a message, a stop, approval answers) was taken all the same and will be acted
+        on once the backend can; `False`: it was not, and nothing of the request remains (send it again later)."""
 
 
 class StreamInterrupted(ChatBackendError):
@@ -170,6 +193,8 @@ class ChatBackend(Protocol):
             ConversationNotFound: The conversation exists and the owner does not own it.
             UnknownAgent: The turn names an agent the backend does not serve.
             TurnRejected: The conversation cannot take this turn now.
+            InvalidConversationId: The conversation id cannot name a conversation of this backend.
+            BackendUnavailable: What runs the conversations cannot take the turn now.
         """
         ...
 
@@ -178,6 +203,8 @@ class ChatBackend(Protocol):
 
         Raises:
             ConversationNotFound: No such conversation of this owner.
+            InvalidConversationId: The conversation id cannot name a conversation of this backend.
+            BackendUnavailable: What runs the conversations cannot answer now.
         """
         ...
 
@@ -188,6 +215,8 @@ class ChatBackend(Protocol):
 
         Raises:
             ConversationNotFound: No such conversation of this owner.
+            InvalidConversationId: The conversation id cannot name a conversation of this backend.
+            BackendUnavailable: What runs the conversations cannot answer now.
         """
         ...
 
@@ -196,6 +225,8 @@ class ChatBackend(Protocol):
 
         Raises:
             ConversationNotFound: No such conversation of this owner.
+            InvalidConversationId: The conversation id cannot name a conversation of this backend.
+            BackendUnavailable: What runs the conversations cannot answer now.
         """
         ...
 

@@ -64,7 +64,7 @@ def sanitized_prompt(requests: list[ModelMessage]) -> str | list[UserContent]:
     """The user content of a protocol's new user message (loaded as `requests`), sanitized in `'server'` mode.
 
     Raises:
-        BadChatRequest: Nothing of the message is left.
+        BadChatRequest: Nothing of the message is left, or only whitespace.
     """
     with warnings.catch_warnings():
         # What sanitizing removes is reported to nobody here: the request simply does not get it.
@@ -78,8 +78,9 @@ def sanitized_prompt(requests: list[ModelMessage]) -> str | list[UserContent]:
             for part in request.parts:
                 if isinstance(part, UserPromptPart):
                     content.extend([part.content] if isinstance(part.content, str) else part.content)
-    if not content:
-        raise BadChatRequest('The user message is empty.')
+    # Text that is only whitespace says nothing: a turn on it would spend a model request on an empty message.
+    if not any(not isinstance(item, str) or item.strip() for item in content):
+        raise BadChatRequest('The message is empty: write something (or attach a file) and send it again.')
     if len(content) == 1 and isinstance(content[0], str):
         return content[0]
     return content
