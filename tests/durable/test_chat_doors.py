@@ -260,7 +260,9 @@ async def test_a_body_that_is_not_utf8_is_400(client: Client, task_queue: str, p
         response = await within(AT_ONCE, http.post(path, content=body, headers={'content-type': 'application/json'}))
 
     assert response.status_code == 400
-    assert response.json() == {'detail': 'The request body is not UTF-8 text (byte 11 is not): send JSON.'}
+    assert response.json() == {
+        'detail': 'The request body is not valid UTF-8 (at byte 11): send the JSON encoded as UTF-8.'
+    }
 
 
 @asynccontextmanager

@@ -43,7 +43,7 @@ DEFAULT_WORKER_TIMEOUT = 5.0
 before it answers that no worker serves the task queue."""
 
 _ADMITTED = UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED
-_LOOKUP_TIMEOUT = timedelta(seconds=5)  # asking the server about pollers or an update needs no worker
+_LOOKUP_TIMEOUT = timedelta(seconds=5)  # asking the server whether it holds an update needs no worker
 _FIRST_LOOK = 0.05  # seconds between two looks for a poller, doubling up to `_LAST_LOOK`
 _LAST_LOOK = 0.5
 
@@ -54,7 +54,7 @@ class WorkerGate:
     Args:
         client: The Temporal client.
         task_queue: The task queue of the workers that run the conversations.
-        timeout: Seconds to wait for a worker to answer a query or take an update.
+        timeout: Seconds to wait for a worker to show up, to answer a query or to take an update.
     """
 
     def __init__(self, client: Client, task_queue: str, timeout: float) -> None:

@@ -258,7 +258,8 @@ def create_chat_app(
     async def on_not_text(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, _BodyNotText)
         return json_error(
-            HTTPStatus.BAD_REQUEST, f'The request body is not UTF-8 text (byte {exc.args[0]} is not): send JSON.'
+            HTTPStatus.BAD_REQUEST,
+            f'The request body is not valid UTF-8 (at byte {exc.args[0]}): send the JSON encoded as UTF-8.',
         )
 
     async def on_unavailable(request: Request, exc: Exception) -> Response:
