@@ -35,6 +35,7 @@ __all__ = (
     'WorkerStore',
     'content_key',
     'message_hash',
+    'message_hash_and_size',
     'parameters_hash',
     'prefix_key',
     'worker_store',
@@ -57,6 +58,12 @@ def _digest(data: bytes) -> str:
 def message_hash(message: ModelMessage) -> str:
     """A content hash naming a message (the same on every worker and on replay)."""
     return _digest(_MESSAGE_ADAPTER.dump_json(message))
+
+
+def message_hash_and_size(message: ModelMessage) -> tuple[str, int]:
+    """`message_hash`, and the bytes of the message's JSON."""
+    data = _MESSAGE_ADAPTER.dump_json(message)
+    return _digest(data), len(data)
 
 
 def parameters_hash(parameters: ModelRequestParameters) -> str:

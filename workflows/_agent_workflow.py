@@ -250,7 +250,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
                 )  # fmt: skip
             except Exception as exc:
                 # A failed turn fails its update, not the conversation.
-                turn.error = _as_workflow_failure(exc) or ApplicationError(f'{type(exc).__name__}: {exc}')
+                turn.error = _as_workflow_failure(exc) or (
+                    exc if isinstance(exc, ApplicationError) else ApplicationError(f'{type(exc).__name__}: {exc}')
+                )
                 turn.done = True
                 self._end_turn(turn)
                 continue

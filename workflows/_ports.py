@@ -44,6 +44,7 @@ from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
 from ._remote_toolset import ActivityListedToolset
 from ._request_encoder import RequestEncoder
+from ._request_size import check_request_fits
 from ._run_details import model_request_summary, shorten, tool_call_summary
 from ._run_spans import SpanGate, durable_settings
 
@@ -162,11 +163,14 @@ class WorkflowPorts(RunPorts):
         async def call_activity(rc: ModelRequestContext) -> ModelResponse:
             encoder = self._encoder
             inp = encoder.encode(ctx, rc, self.model_override)
+            check_request_fits(inp, encoder.message_bytes(inp.messages), ctx.run_step)
             summary = model_request_summary(self.model_override or rc.model.label, ctx.run_step)
             output = await self._model_activity(inp, summary)
             if output.messages_missing:
                 # The activity ran on a worker without something the input named: send it again in full.
-                output = await self._model_activity(encoder.in_full(inp, rc), summary)
+                full = encoder.in_full(inp, rc)
+                check_request_fits(full, encoder.message_bytes(full.messages), ctx.run_step)
+                output = await self._model_activity(full, summary)
                 return encoder.received(output, in_full=True)
             return encoder.received(output, in_full=False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from activities._message_store import message_hash, parameters_hash, prefix_key, worker_store
+from activities._message_store import message_hash_and_size, parameters_hash, prefix_key
 from activities._types import ActivityRunContext, ModelRequestInput, ModelRequestOutput
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
@@ -23,7 +23,7 @@ class RequestEncoder:
 
     def __init__(self) -> None:
         self._sent: set[str] = set()
-        self._keys: dict[int, tuple[ModelMessage, str]] = {}
+        self._keys: dict[int, tuple[ModelMessage, str, int]] = {}
         self._last_keys: list[str] = []
         self._last_prefix: str | None = None
         self._parameters_key: str | None = None
@@ -33,11 +33,18 @@ class RequestEncoder:
 
     def message_key(self, message: ModelMessage) -> str:
         """The message's hash (computed once per message object)."""
+        return self._known(message)[1]
+
+    def message_bytes(self, messages: list[ModelMessage]) -> int:
+        """Bytes of the messages' JSON."""
+        return sum(self._known(message)[2] for message in messages)
+
+    def _known(self, message: ModelMessage) -> tuple[ModelMessage, str, int]:
         cached = self._keys.get(id(message))
         if cached is None or cached[0] is not message:
-            cached = (message, message_hash(message))
+            cached = (message, *message_hash_and_size(message))
             self._keys[id(message)] = cached
-        return cached[1]
+        return cached
 
     def assume_sent(self, messages: list[ModelMessage]) -> None:
         """Messages the workers got another way (pages of a handed-over conversation): named, never inlined.
@@ -119,10 +126,10 @@ class RequestEncoder:
         return response
 
     def _worker_has_parameters(self, key: str) -> bool:
-        # Sent earlier in this run, or kept by this process's worker from another run of the agent (the activity
-        # most likely runs here too). Reading process state is safe here: it shapes only the activity's input,
-        # which replay does not compare, and a worker without the parameters answers `messages_missing`.
-        return key == self._parameters_key or worker_store.parameters.get(key) is not None
+        # Sent earlier in this workflow run, so a worker without them finds them in the run's history. (Naming
+        # parameters another run sent would leave a worker that lost them nothing to rebuild them from but a
+        # request in full, which for a long conversation does not fit in a payload.)
+        return key == self._parameters_key
 
     def _without_known_contents(self, message: ModelMessage) -> tuple[ModelMessage, dict[int, str]]:
         if not isinstance(message, ModelRequest) or not self._contents:
