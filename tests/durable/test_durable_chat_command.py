@@ -1,4 +1,5 @@
-"""`python -m workflows.chat`: one command serves the chat page over durable conversations, with its own worker."""
+"""`python -m workflows.chat` and `agents chat`: one command serves the chat page over durable conversations, with its
+own worker."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import signal
 import sys
 import uuid
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -15,6 +17,8 @@ from temporalio.client import Client
 
 from tests.ui.web._agents import chat_agent
 from workflows.chat import chat_workflow_id
+
+from ._cli_helpers import AGENTS, user_env, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -186,3 +190,50 @@ async def test_the_command_answers_a_host_name_it_is_told_to_allow(client: Clien
 
     assert allowed.status_code == 200
     assert refused.status_code == 421
+
+
+HELPER_MODULE = """\
+from agent import Agent
+from agent.models.test import TestModel
+
+helper = Agent(TestModel(custom_output_text='glad to help'), name='helper')
+"""
+
+
+async def test_agents_chat_with_the_agents_flag_repeated_offers_and_serves_every_agent(
+    client: Client, task_queue: str, tmp_path: Path
+):
+    folder = write_project(tmp_path)
+    (folder / 'myapp' / 'other.py').write_text(HELPER_MODULE)
+    process = await asyncio.create_subprocess_exec(
+        *[AGENTS, 'chat', '--agents', 'myapp.agents:support', '--agents', 'myapp.other:helper'],
+        *['--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
+        cwd=folder,
+        env=user_env(TEMPORAL_ADDRESS=client.service_client.config.target_host),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        line = await first_line(process)
+        base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
+        headers = {'Authorization': 'Bearer command-token'}
+        message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi'}]}
+        body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
+        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+            offered = await http.get('/api/agents', headers=headers)
+            answer = await http.post('/api/chat', json={**body, 'agent': 'helper'}, headers=headers)
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            async with asyncio.timeout(BOUND):
+                await process.wait()
+        except TimeoutError:
+            os.killpg(process.pid, signal.SIGKILL)
+            await process.wait()
+
+    # Before, the second flag replaced the first: the page offered only the helper.
+    assert line.startswith('Chat with support, helper: http://127.0.0.1:')
+    assert offered.json() == ['support', 'helper']
+    chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
+    assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'glad to help'

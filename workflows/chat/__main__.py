@@ -114,8 +114,10 @@ def add_chat_arguments(parser: argparse.ArgumentParser, *, connection: bool = Tr
     key, profile, `--task-queue`) take the place of the connection ones.
     """
     parser.add_argument(
-        '--agents', nargs='+', required=True, help='agents to chat with: module:attribute references or spec files'
-    )
+        '--agents', nargs='+', action='extend', required=True, metavar='AGENT',
+        help='agents to chat with: module:attribute references or spec files; several after one flag, or the flag '
+        'repeated: --agents a:x b:y, or --agents a:x --agents b:y',
+    )  # fmt: skip
     parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
     parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
     if connection:
