@@ -36,12 +36,10 @@ from temporalio.client import (
     ScheduleState,
     WithStartWorkflowOperation,
     WorkflowHandle,
-    WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
     WorkflowUpdateStage,
 )
 from temporalio.common import WorkflowIDConflictPolicy
-from temporalio.exceptions import ApplicationError
 
 from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage
@@ -52,11 +50,11 @@ from ._connection import connect_config
 from ._data_converter import data_converter
 from ._encryption import with_encryption
 from ._inbox import WaitingRun, waiting_runs
+from ._moving import send_while_moving
 from ._run_details import start_metadata
 from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
 from ._tracing import with_tracing
 from ._types import (
-    CONVERSATION_MOVING,
     AgentRunInput,
     AgentRunOutput,
     ConversationMessage,
@@ -66,11 +64,6 @@ from ._types import (
 )
 
 __all__ = ('AgentClient',)
-
-# A message refused while its conversation continues as new is sent again after these delays (seconds): the
-# hand-over takes a workflow task or two once the turns already queued are answered.
-_MOVING_FIRST_DELAY = 0.05
-_MOVING_MAX_DELAY = 1.0
 
 
 class AgentClient:
@@ -152,8 +145,8 @@ class AgentClient:
         """
         inp = AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, **fields)
         summary, details = start_metadata(replace(inp, prompt=prompt))  # labelled by its first message
-        delay = _MOVING_FIRST_DELAY
-        while True:
+
+        async def send(attempt: int) -> AgentRunOutput:
             start = WithStartWorkflowOperation(
                 AgentWorkflow.run,
                 inp,
@@ -163,19 +156,13 @@ class AgentClient:
                 static_summary=summary,
                 static_details=details,
             )
-            try:
-                output: AgentRunOutput = await self.client.execute_update_with_start_workflow(
-                    'send_message', ConversationMessage(prompt), start_workflow_operation=start,
-                    result_type=AgentRunOutput,
-                )  # fmt: skip
-                return output
-            except WorkflowUpdateFailedError as exc:
-                # Refused, not recorded, while the conversation hands over to its next run: send it again there.
-                cause = exc.cause
-                if not (isinstance(cause, ApplicationError) and cause.type == CONVERSATION_MOVING):
-                    raise
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, _MOVING_MAX_DELAY)
+            output: AgentRunOutput = await self.client.execute_update_with_start_workflow(
+                'send_message', ConversationMessage(prompt), start_workflow_operation=start, result_type=AgentRunOutput
+            )
+            return output
+
+        # Refused, not recorded, while the conversation hands over to its next run: sent again there.
+        return await send_while_moving(send)
 
     async def close_conversation(self, agent: str, conversation_id: str) -> None:
         """Ask a conversation to end once its queued turns are done."""

@@ -10,7 +10,10 @@ A new message is a `send_message` update sent with update-with-start (`USE_EXIST
 the workflow and the next ones reach it, in one call; the backend waits only until the update is accepted and then
 streams the turn's events from the `TurnEventHub`, which the worker's `TurnEventPublisher` feeds (see
 `workflows.chat._relay`). `begin_turn` is called before the update, so the previous turn's events are not replayed
-as this one's. How a turn's stream ends (a result, or approvals to wait for) is `LiveTurn`'s business.
+as this one's. How a turn's stream ends (a result, or approvals to wait for) is `LiveTurn`'s business. A message
+the conversation refuses while it hands over to its next workflow run (continue-as-new: `CONVERSATION_MOVING`, see
+`workflows._moving`) is sent again after a short back-off, for up to `MOVING_TIMEOUT` seconds, once this server's
+stream of the turn before has ended.
 
 Every update names the caller as `owner`, and the workflow rejects an owner other than the one that started it:
 the memo check below answers most calls, but two owners starting the same new conversation id at once both get
@@ -19,7 +22,10 @@ past it, and only the workflow can tell which of them started it.
 An approval from the page is a `resolve_deferred_tools` update on the same run: the turn continues in place, and
 its result still comes from the original `send_message` update, whose id the workflow's `messages` query gives
 after a chat-server restart (the backend remembers it otherwise). The history shown to the page comes from that
-query too (see `_conversation_messages`), so nothing but the hub's live events lives only here.
+query too (see `_conversation_messages`), so nothing but the hub's live events lives only here. When no worker
+takes the answers in time (none serves the task queue, or the one that answered the check went away before it took
+the update), they go as the `submit_deferred_tool_results` signal, which the run's history keeps, and the page is
+told so (503, admitted): an update no worker accepted would be held only in the server's memory.
 
 A start that waits only for acceptance still learns of a rejection at once: the server answers a rejected update
 with its outcome (the update is complete), so the handle's result raises without another round trip; a turn the
@@ -42,11 +48,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
 from typing import Any
 
 from temporalio.client import (
@@ -55,6 +59,7 @@ from temporalio.client import (
     WorkflowExecutionStatus,
     WorkflowHandle,
     WorkflowUpdateFailedError,
+    WorkflowUpdateHandle,
     WorkflowUpdateStage,
 )
 from temporalio.common import WorkflowIDConflictPolicy
@@ -62,21 +67,22 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent._content import UserContent
-from agent._deferred import DeferredToolRequests, DeferredToolResults
+from agent._deferred import DeferredToolResults
 from agent._parts import ModelMessage
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import (
+    BackendUnavailable,
     ChatBackendError,
     ChatTurn,
     ConversationNotFound,
     NotOwner,
-    PendingApproval,
     TurnRejected,
     UnknownAgent,
     WaitingConversation,
 )
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
+from workflows._moving import is_moving, send_while_moving
 from workflows._run_details import start_metadata
 from workflows._types import (
     NOT_OWNER,
@@ -92,13 +98,20 @@ from ._conversation_messages import read_messages
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
 from ._turn_results import denial_events
+from ._waiting import waiting_conversations
 from ._worker_gate import DEFAULT_WORKER_TIMEOUT, WorkerGate
-from ._workflow_ids import CHAT_WORKFLOW_PREFIX, chat_workflow_id, checked_workflow_id, conversation_id_of
+from ._workflow_ids import chat_workflow_id, checked_workflow_id, conversation_id_of
 
 __all__ = ('DurableChatBackend',)
 
 _NOT_SENT = 'the message was not sent'
 _NOT_READ = 'the conversation could not be read'
+_ANSWERS_NOT_SENT = 'the answers were not sent'
+
+MOVING_TIMEOUT = 30.0
+"""Seconds a message that the conversation refuses while it moves to its next workflow run is sent again for (a
+hand-over takes a workflow task or two, and activities for a large history) before the page is told to send it
+later."""
 
 _TITLE_LENGTH = 80
 _STOP_BOUND = 10.0  # seconds `stop` waits for the stopped turn's stream to end after the workflow confirmed it
@@ -170,7 +183,9 @@ class DurableChatBackend:
             TurnRejected: A turn runs, the agent differs, the answers are not the pending approvals, or the
                 conversation has ended.
             InvalidConversationId: The conversation id is too long for a workflow id.
-            BackendUnavailable: No worker serves the task queue; `admitted` says whether the server holds the turn.
+            BackendUnavailable: No worker serves the task queue; `admitted` says whether the server holds the turn
+                (answers to approvals are then recorded by signal: always admitted). Also when the conversation is
+                still moving to its next workflow run after `MOVING_TIMEOUT` seconds (the message was not sent).
         """
         workflow_id = checked_workflow_id(turn.conversation_id)
         conversation = await self._describe(workflow_id, turn.owner)
@@ -187,7 +202,6 @@ class DurableChatBackend:
                 raise TurnRejected('No tool calls are waiting for approval in this conversation.')
             if turn.user_prompt is not None:
                 raise TurnRejected('Answer the pending approvals first, then send the message.')
-            await self._gate.check('the answers were not sent')
             live = await self._answer(conversation.handle, turn.owner, turn.deferred_tool_results)
         elif turn.user_prompt is None:
             raise TurnRejected('The turn has neither a message nor answers to pending approvals.')
@@ -213,50 +227,85 @@ class DurableChatBackend:
         inp = AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, owner=owner)
         # Labelled by its first message, as `AgentClient` labels a conversation (only a start uses them).
         summary, details = start_metadata(replace(inp, prompt=message.prompt))
-        start = WithStartWorkflowOperation(
-            AgentWorkflow.run,
-            inp,
-            id=workflow_id,
-            task_queue=self._task_queue,
-            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-            memo={'agent': agent, 'owner': owner, 'title': _title(prompt)},
-            static_summary=summary,
-            static_details=details,
-        )
-        self._hub.begin_turn(workflow_id)  # before the update, so none of this turn's events is taken for the last's
-        update_id = f'message-{uuid.uuid4().hex}'
-        sending = self._client.start_update_with_start_workflow(
-            'send_message',
-            message,
-            id=update_id,
-            start_workflow_operation=start,
-            wait_for_stage=WorkflowUpdateStage.ACCEPTED,
-            result_type=AgentRunOutput,
-        )
-        try:
-            update = await self._gate.update(sending, workflow_id, update_id, 'the message', _NOT_SENT)
-        except WorkflowUpdateFailedError as exc:
-            raise _rejected(exc, conversation_id) from exc
-        finally:
-            # The operation's handle is set to the error when the call fails; nobody awaits it here (the error is
-            # raised above), so it is taken, or asyncio reports it as never retrieved.
-            started = start._workflow_handle
-            if started.done() and not started.cancelled():
-                started.exception()
-        # A rejected update comes back complete (its outcome is the rejection) rather than raising: e.g. another
-        # owner started this id since `_describe` found nothing, or the conversation is closing. Only an update
-        # already complete has its outcome at hand; awaiting an accepted one's result would wait for the turn.
-        if update._known_outcome is not None:
+        deadline = asyncio.get_running_loop().time() + MOVING_TIMEOUT
+
+        async def send(attempt: int) -> WorkflowUpdateHandle[AgentRunOutput]:
+            if attempt:
+                # Refused as moving: the hand-over follows the answer of the turn before, which this server may be
+                # streaming. Its stream ends first, so `begin_turn` below cannot be taken for that turn's start.
+                previous = self._turns.get(workflow_id)
+                if previous is not None:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout_at(deadline):
+                            await previous.wait()
+            start = WithStartWorkflowOperation(
+                AgentWorkflow.run,
+                inp,
+                id=workflow_id,
+                task_queue=self._task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                memo={'agent': agent, 'owner': owner, 'title': _title(prompt)},
+                static_summary=summary,
+                static_details=details,
+            )
+            # Before the update, so none of this turn's events is taken for the last's.
+            self._hub.begin_turn(workflow_id)
+            update_id = f'message-{uuid.uuid4().hex}'
+            sending = self._client.start_update_with_start_workflow(
+                'send_message',
+                message,
+                id=update_id,
+                start_workflow_operation=start,
+                wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+                result_type=AgentRunOutput,
+            )
             try:
+                update = await self._gate.update(sending, workflow_id, update_id, 'the message', _NOT_SENT)
+            finally:
+                # The operation's handle is set to the error when the call fails; nobody awaits it here (the error
+                # is raised), so it is taken, or asyncio reports it as never retrieved.
+                started = start._workflow_handle
+                if started.done() and not started.cancelled():
+                    started.exception()
+            # A rejected update comes back complete (its outcome is the rejection) rather than raising: e.g. another
+            # owner started this id since `_describe` found nothing, the conversation is closing, or it is moving to
+            # its next run. Only an update already complete has its outcome at hand; awaiting an accepted one's
+            # result would wait for the turn.
+            if update._known_outcome is not None:
                 await update.result()
-            except WorkflowUpdateFailedError as exc:
-                raise _rejected(exc, conversation_id) from exc
+            return update
+
+        try:
+            update = await send_while_moving(send, within=MOVING_TIMEOUT)
+        except WorkflowUpdateFailedError as exc:
+            if is_moving(exc):
+                raise BackendUnavailable(
+                    f'The conversation was still moving to its next workflow run after {MOVING_TIMEOUT:g} s, so '
+                    'the message was not sent. Send it again in a moment.'
+                ) from exc
+            raise _rejected(exc, conversation_id) from exc
         handle = self._client.get_workflow_handle(workflow_id)
         return self._follow(handle, owner, update.id)
 
     async def _answer(self, handle: WorkflowHandle[Any, Any], owner: str, results: DeferredToolResults) -> LiveTurn:
-        not_sent = 'the answers were not sent'
-        pending = await self._gate.query(handle.query(AgentWorkflow.pending_deferred_tools), not_sent)
+        """Send the answers as the `resolve_deferred_tools` update; by signal instead when no worker takes them.
+
+        Raises:
+            BackendUnavailable: No worker took the answers in time; they went by signal (`admitted`).
+        """
+        try:
+            await self._gate.check(_ANSWERS_NOT_SENT)
+            return await self._resolve(handle, owner, results)
+        except BackendUnavailable as exc:
+            # An update no worker took is at best held in the server's memory. The signal is written to the run's
+            # history at once and applies when a worker takes the run; if the update reaches the run as well, the
+            # second of the two is refused as already resolved (the update by its validator; the signal's entries
+            # are listed under the run's `rejected`), so the answers apply once.
+            await handle.signal(AgentWorkflow.submit_deferred_tool_results, results)
+            raise self._gate.recorded('the answers') from exc
+
+    async def _resolve(self, handle: WorkflowHandle[Any, Any], owner: str, results: DeferredToolResults) -> LiveTurn:
+        pending = await self._gate.query(handle.query(AgentWorkflow.pending_deferred_tools), _ANSWERS_NOT_SENT)
         if pending is None:
             raise TurnRejected('No tool calls are waiting for approval in this conversation.')
         expected, given = set(pending.tool_call_ids), set(results.tool_call_ids)
@@ -264,7 +313,7 @@ class DurableChatBackend:
             raise TurnRejected(
                 f'The turn must answer exactly the pending tool calls {sorted(expected)}; it answers {sorted(given)}.'
             )
-        now = await self._gate.query(read_messages(self._client, handle.id), not_sent)
+        now = await self._gate.query(read_messages(self._client, handle.id), _ANSWERS_NOT_SENT)
         if now.turn is None or now.turn.update_id is None:
             raise TurnRejected('No turn of this conversation is waiting for approval.')
         # What the page showed of the turn so far: its continuation streams only what comes after.
@@ -274,7 +323,7 @@ class DurableChatBackend:
             AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)], id=update_id
         )
         try:
-            await self._gate.update(answering, handle.id, update_id, 'the answers', not_sent)
+            await self._gate.update(answering, handle.id, update_id, 'the answers', _ANSWERS_NOT_SENT)
         except WorkflowUpdateFailedError as exc:
             raise _rejected(exc, conversation_id_of(handle.id)) from exc
         # The turn's messages as of the approval wait: a resume replays them before the continuation.
@@ -388,40 +437,7 @@ class DurableChatBackend:
 
         Visibility is eventually consistent: a conversation shows up a moment after it starts waiting.
         """
-        query = (
-            f'TaskQueue = {json.dumps(self._task_queue)} AND AgentOwner = {json.dumps(owner)} '
-            "AND PendingApprovals > 0 AND ExecutionStatus = 'Running'"
-        )
-        waiting: list[WaitingConversation] = []
-        unread = 'the inbox could not be read'
-        checked = False
-        async for execution in self._client.list_workflows(query):
-            if not execution.id.startswith(CHAT_WORKFLOW_PREFIX):
-                continue
-            memo = await execution.memo()
-            if memo.get('owner') != owner:
-                continue
-            handle = self._client.get_workflow_handle(execution.id)
-            if not checked:
-                await self._gate.check(unread)
-                checked = True
-            try:
-                pending = await self._gate.query(handle.query(AgentWorkflow.pending_deferred_tools), unread)
-            except RPCError:
-                continue  # ended (or unreachable) since visibility listed it
-            if pending is None or not pending.approvals:
-                continue
-            waiting.append(
-                WaitingConversation(
-                    conversation_id=conversation_id_of(execution.id),
-                    agent=str(memo.get('agent', '')),
-                    title=str(memo.get('title', '')),
-                    approvals=_approvals(pending),
-                    updated_at=execution.start_time or datetime.now(UTC),
-                )
-            )
-        waiting.sort(key=lambda w: w.updated_at, reverse=True)
-        return waiting
+        return await waiting_conversations(self._client, self._gate, self._task_queue, owner)
 
     async def _owned(self, workflow_id: str, owner: str) -> _Conversation:
         conversation = await self._describe(workflow_id, owner)
@@ -452,13 +468,6 @@ class DurableChatBackend:
         for live in self._turns.values():
             live.close()
         self._turns.clear()
-
-
-def _approvals(pending: DeferredToolRequests) -> tuple[PendingApproval, ...]:
-    return tuple(
-        PendingApproval(tool_call_id=call.tool_call_id, tool_name=call.tool_name, args=call.args_as_dict())
-        for call in pending.approvals
-    )
 
 
 def _rejected(exc: WorkflowUpdateFailedError, conversation_id: str) -> ChatBackendError:

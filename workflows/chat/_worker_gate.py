@@ -14,7 +14,9 @@ answers `BackendUnavailable` instead, naming the task queue, in one of two ways:
   the server whether it holds the update, and says so: such an update is only in the server's memory until a
   worker takes it (Temporal persists an update once a worker accepts it), which the message says too.
 
-A request that needs a worker waits at most `timeout` for a poller and then `timeout` for each call.
+A request that needs a worker waits at most `timeout` for a poller and then `timeout` for each call. What can go
+durably without a worker (answers to approvals, as a signal) is sent that way when the gate gives up, and `recorded`
+says so.
 """
 
 from __future__ import annotations
@@ -151,6 +153,19 @@ class WorkerGate:
                 return False
             raise
         return True
+
+    def recorded(self, sent: str) -> BackendUnavailable:
+        """What to answer when no worker took `sent` (`'the answers'`) in time and it went by signal instead.
+
+        A signal is written to the run's history as the server takes it, so what it carries is kept (`admitted`)
+        and applies when a worker takes the run.
+        """
+        return BackendUnavailable(
+            f'No worker of task queue {self._task_queue!r} took {sent} within {self._timeout:g} s. '
+            f"{sent[0].upper()}{sent[1:]} are recorded in the conversation's history and apply when a worker takes "
+            f'the run: start one with `{self._command}`.',
+            admitted=True,
+        )
 
     def _not_served(self, refused: str) -> BackendUnavailable:
         return BackendUnavailable(
