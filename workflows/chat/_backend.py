@@ -81,6 +81,7 @@ from agent.ui.web import (
     WaitingConversation,
 )
 from workflows._agent_workflow import AgentWorkflow
+from workflows._data_converter import with_data_converter
 from workflows._encryption import with_encryption
 from workflows._moving import is_moving, send_while_moving
 from workflows._run_details import start_metadata
@@ -154,7 +155,8 @@ class DurableChatBackend:
         """Serve the conversations of `agents` (registered with the workers of `task_queue`).
 
         Args:
-            client: The Temporal client (payloads are encrypted with the environment's keys, as `AgentClient` does).
+            client: The Temporal client (payloads are encrypted with the environment's keys, as `AgentClient` does;
+                the SDK's stock payload converters are replaced by the project's, as `build_worker` does).
             agents: The agents' registered names, in the order the page offers them (the first is the default).
             task_queue: The task queue of the workers that run the agents.
             hub: Where the workers' turn events arrive.
@@ -163,7 +165,9 @@ class DurableChatBackend:
         """
         if not agents:
             raise ValueError('DurableChatBackend needs at least one agent.')
-        self._client = with_encryption(client)
+        # The project's payload converter, as a worker's: reading a handed-over conversation back from the earlier
+        # run's history (`read_messages`) decodes its stash activities' inputs, which are compressed when large.
+        self._client = with_encryption(with_data_converter(client))
         self._agents = list(agents)
         self._task_queue = task_queue
         self._hub = hub
