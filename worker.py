@@ -303,6 +303,9 @@ def build_worker(
 
     An exception from workflow-side user code fails the run (or the turn) with its type and message, as in-process;
     `workflow_side_errors='retry'` fails only its workflow task, which Temporal retries until fixed code resumes it.
+    An exception from user code in a model request's activity (a history processor, a model-request hook) that is
+    not transient I/O fails the run the same way; with `'retry'` it fails only that attempt, which Temporal retries
+    until a worker with fixed code answers (see `activities._transient`).
 
     Raises:
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, malformed
@@ -327,6 +330,7 @@ def build_worker(
                 notifier=durable.notifier,
                 remote=remote[-1],
                 event_stream_handler=durable.activity_event_stream_handler,
+                retry_user_errors=workflow_side_errors == 'retry',
             )
         )
     # After a crash, a retried activity moves its run off the dead worker's sticky queue at once (see

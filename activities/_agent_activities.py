@@ -2,7 +2,8 @@
 
 Activity names are stable and explicit, so renaming Python code never breaks a run in flight:
 
-- `agent.<agent>.model_request`: one model request, with the model-request hooks around it.
+- `agent.<agent>.model_request`: one model request, with the model-request hooks around it. Transient I/O failures
+  are retried; other exceptions from user code fail the run at once (see `activities._transient`).
 - `agent.<agent>.call_tool`: one tool execution, with the tool-execute hooks around it.
 - `agent.<agent>.notify_deferred`: tells the agent's notifier that tool calls wait for results.
 - `agent.<agent>.toolset.<id>.list_tools`: the tools of a networked toolset (an MCP server with that `id`).
@@ -60,6 +61,7 @@ from ._run_toolsets import run_toolset
 from ._stickiness import release_stickiness_on_retry
 from ._tool_result_size import check_result_size
 from ._tool_results import result_kind
+from ._transient import model_request_error
 from ._types import (
     ActivityRunContext,
     CallToolInput,
@@ -81,6 +83,7 @@ def agent_activities(
     notifier: Callable[[DeferredNotice], Awaitable[None]] | None = None,
     remote: RemoteToolsets | None = None,
     event_stream_handler: EventStreamHandler | None = None,
+    retry_user_errors: bool = False,
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one.
 
@@ -88,6 +91,8 @@ def agent_activities(
     and every activity uses their live connections. The caller closes it when the worker stops.
     `event_stream_handler` receives the events of each model request (streamed) and tool call as they happen,
     through the capabilities' `wrap_run_event_stream` (see `activities._event_streams`).
+    A model request's exception from user code (a history processor, a model-request hook) that is not transient
+    I/O fails the run at once, unless `retry_user_errors` keeps it retrying until fixed (see `activities._transient`).
     """
     registered = list(agent.capabilities)
     # `Agent(instrument=...)` / `Agent.instrument_all()` (as it stands when the worker is built) trace the model
@@ -166,7 +171,7 @@ def agent_activities(
                         run_with_model_request_hooks(capability, ctx, request_context, call)
                     )
         except Exception as exc:
-            if (converted := to_application_error(exc)) is not None:
+            if (converted := model_request_error(exc, retry_user_errors=retry_user_errors)) is not None:
                 raise converted from None  # history gets the fitted causes; the log must not show the original's key
             raise
         # Stamped as the run will stamp it, and kept here, so the next request can name it by hash.

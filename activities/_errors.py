@@ -8,6 +8,8 @@ A `UserError` (an unknown model, a missing key, an agent without a model) is the
 fails at once too. A pydantic `ValidationError` (from a tool or a tool-execute hook) fails at once with its error
 details, so the workflow can rebuild it (`validation_error_from_activity_error`) and the model gets the same retry
 prompt as in-process. Every failure leaves the activity fitted for history (`activities._fitted_failures`).
+Other exceptions of a model request's activity are sorted into transient I/O, retried, and user code's bugs, which
+fail the run at once (`activities._transient`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,13 @@ from agent.exceptions import ApprovalRequired, CallDeferred, ModelHTTPError, Mod
 
 from ._fitted_failures import MESSAGE_LIMIT, FittedFailure, cut, fitted_failure
 
-__all__ = ('configuration_error', 'from_activity_error', 'to_application_error', 'validation_error_from_activity_error')
+__all__ = (
+    'as_application_error',
+    'configuration_error',
+    'from_activity_error',
+    'to_application_error',
+    'validation_error_from_activity_error',
+)
 
 _VALIDATION_ERROR = 'ValidationError'  # with its title and error details, unlike the SDK's own conversion
 _SIGNALS = {'ModelRetry', 'RejectedResponse', 'ApprovalRequired', 'CallDeferred'}
@@ -45,7 +53,7 @@ def to_application_error(error: Exception) -> ApplicationError | None:
         return None  # a cancellation must reach the SDK as itself
     if isinstance(error, UserError):
         return configuration_error(error)
-    converted = _as_application_error(error)
+    converted = as_application_error(error)
     if converted is None:
         failure, changed = fitted_failure(error)
         return FittedFailure(failure) if changed else None
@@ -60,7 +68,11 @@ def configuration_error(error: UserError) -> ApplicationError:
     return FittedFailure(fitted_failure(converted)[0])
 
 
-def _as_application_error(error: Exception) -> ApplicationError | None:
+def as_application_error(error: Exception) -> ApplicationError | None:
+    """The `ApplicationError` of a run-loop signal, a `ValidationError` or a provider's HTTP error, else `None`.
+
+    It is not fitted for history yet: `to_application_error` does that.
+    """
     if isinstance(error, RejectedResponse):
         # A model-request hook rejected the response: the response travels too, as it stays in the run's history.
         message = cut(error.message, MESSAGE_LIMIT)

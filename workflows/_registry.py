@@ -32,7 +32,8 @@ ANY_TASK_QUEUE = '*'
 
 WorkflowSideErrors = Literal['fail', 'retry']
 """What a run does when user code in the workflow raises: fail (the run, or a conversation's turn) or retry its
-workflow task until a worker with fixed code resumes it (see `workflows._failures`)."""
+workflow task until a worker with fixed code resumes it (see `workflows._failures`). The worker applies the same
+choice to user code's errors in its model-request activities (see `activities._transient`)."""
 
 _entries: dict[tuple[str, str], DurableAgent] = {}
 _retrying_queues: set[str] = set()

@@ -109,7 +109,7 @@ async def test_a_retried_model_request_shows_only_the_latest_attempts_text(clien
             yield 'Lost '
             yield 'words '
             await seen_first_attempt.wait()
-            raise RuntimeError('The provider dropped the connection.')
+            raise ConnectionResetError('The provider dropped the connection.')
         yield 'Kept '
         yield 'text.'
 

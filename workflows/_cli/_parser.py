@@ -123,8 +123,8 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     )  # fmt: skip
     worker.add_argument(
         '--workflow-side-errors', choices=['fail', 'retry'], default='fail',
-        help='when instructions, a workflow-side hook or an output validator raises: fail the run (or the turn; '
-        'default), or retry its workflow task until a worker with fixed code resumes it',
+        help='when instructions, a hook, a history processor or an output validator raises (not transient I/O): '
+        'fail the run (or the turn; default), or retry until a worker with fixed code resumes it',
     )  # fmt: skip
     worker.add_argument(
         '--prometheus-address', metavar='HOST:PORT',
