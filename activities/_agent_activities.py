@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 from temporalio import activity
+from temporalio.client import Client
 
 from agent import Agent
 from agent._model_request_context import ModelRequestContext
@@ -41,9 +42,10 @@ from agent.exceptions import UserError
 from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
+from ._carried_contents import with_carried_contents
 from ._errors import configuration_error, to_application_error
 from ._event_streams import EventStreamHandler, HandlerStream, activity_handler, streamed_request, tool_events
-from ._handoff import handoff_activities
+from ._handoff import handoff_activities, read_conversation
 from ._history_recovery import recover_from_history
 from ._message_store import message_hash, worker_store
 from ._names import (
@@ -150,6 +152,8 @@ def agent_activities(
                 # This worker lacks something the input names: the workflow sends the request again in full.
                 return ModelRequestOutput(response=None, messages_missing=True)
             messages, parameters = resolved
+            # Tool results a long conversation carried to this run by reference, put back for the model.
+            messages = await with_carried_contents(messages, worker_store, _client_or_none(), read_conversation)
             # Inside the conversion: an unknown model or a missing key must fail the run, not retry forever.
             model = resolve_model(inp.model)
             ctx = run_context(replace(inp.ctx, model_settings=inp.model_settings), model)
@@ -268,6 +272,14 @@ def _toolset_activities(
             raise
 
     return [list_tools, get_instructions]
+
+
+def _client_or_none() -> Client | None:
+    """The activity's client, or `None` where there is none (an activity run outside a worker, as in tests)."""
+    try:
+        return activity.client()
+    except RuntimeError:
+        return None
 
 
 def usage_added(before: RunUsage, after: RunUsage) -> RunUsage:

@@ -25,6 +25,7 @@ from temporalio.client import Client
 
 from agent._parts import ModelMessage
 
+from ._carried_contents import carry_within_budget
 from ._message_store import LruStore, message_hash, worker_store
 from ._names import history_load_activity_name, history_stash_activity_name
 
@@ -74,8 +75,8 @@ class HistoryPage:
     """How many messages the conversation has."""
 
 
-# Conversations read recently, by run: a run loads its predecessor's conversation a page at a time.
-_conversations: LruStore[str, list[ModelMessage]] = LruStore(4)
+# Conversations read recently, by run, as handed over: a run loads its predecessor's conversation a page at a time.
+_carried: LruStore[str, list[ModelMessage]] = LruStore(4)
 
 
 async def read_conversation(client: Client, workflow_id: str, run_id: str) -> list[ModelMessage]:
@@ -133,10 +134,12 @@ def handoff_activities(agent_name: str) -> list[Any]:
 
     @activity.defn(name=history_load_activity_name(agent_name))
     async def load_history(inp: LoadHistoryInput) -> HistoryPage:
-        messages = _conversations.get(inp.run_id)
+        messages = _carried.get(inp.run_id)
         if messages is None:
             messages = await read_conversation(activity.client(), inp.workflow_id, inp.run_id)
-            _conversations.put(inp.run_id, messages)
+            sizes = [message_size(message) for message in messages]
+            messages = carry_within_budget(messages, sizes, inp.workflow_id, inp.run_id, worker_store)
+            _carried.put(inp.run_id, messages)
         page = page_of(messages, inp.offset)
         for message in page:
             worker_store.messages.put(message_hash(message), message)

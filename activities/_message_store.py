@@ -125,7 +125,7 @@ class WorkerStore:
     """A worker's messages, conversation prefixes, tool results and request parameters, each bounded."""
 
     def __init__(
-        self, max_messages: int = 20_000, max_content_bytes: int = 64 * 1024 * 1024, max_parameters: int = 1_000
+        self, max_messages: int = 20_000, max_content_bytes: int = 256 * 1024 * 1024, max_parameters: int = 1_000
     ) -> None:
         self.messages: LruStore[str, ModelMessage] = LruStore(max_messages)
         self.prefixes: LruStore[str, list[str]] = LruStore(max(1, max_messages // 10))

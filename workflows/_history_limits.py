@@ -19,9 +19,9 @@ def history_is_full(history_at_start: tuple[int, int]) -> bool:
 
     A run that took over a large conversation starts with that conversation in its history (the pages it
     loaded), so Temporal may suggest continuing as new at once; doing so after every step would read the whole
-    conversation back for each one. The run goes on until it has grown by `CONTINUE_AFTER_EVENTS` events or
-    `CONTINUE_AFTER_BYTES` bytes itself since `history_at_start` (events and bytes), unless its history nears
-    Temporal's hard limit.
+    conversation back for each one. The run goes on until it has grown by `CONTINUE_AFTER_EVENTS` events, or by
+    `CONTINUE_AFTER_BYTES` bytes and at least as many as it started with, since `history_at_start` (events and
+    bytes), unless its history nears Temporal's hard limit.
     """
     info = workflow.info()
     size = info.get_current_history_size()
@@ -31,4 +31,6 @@ def history_is_full(history_at_start: tuple[int, int]) -> bool:
         return False
     events_at_start, size_at_start = history_at_start
     grown_events = info.get_current_history_length() - events_at_start
-    return grown_events >= CONTINUE_AFTER_EVENTS or size - size_at_start >= CONTINUE_AFTER_BYTES
+    # A run that took over a conversation of N bytes grows by N more before it hands it on, so reading the
+    # conversation back costs each byte a run adds at most once more: linear, however long it goes on.
+    return grown_events >= CONTINUE_AFTER_EVENTS or size - size_at_start >= max(CONTINUE_AFTER_BYTES, size_at_start)
