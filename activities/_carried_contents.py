@@ -25,6 +25,7 @@ from typing import Any
 import pydantic_core
 from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent._parts import ModelMessage, ModelRequest, ToolReturnPart
 
@@ -155,8 +156,14 @@ async def with_carried_contents(
         return messages
     unread = {(r.workflow_id, r.run_id) for _, _, r in references if store.contents.get(r.key) is None}
     for workflow_id, run_id in sorted(unread):
-        if client is not None:
+        if client is None:
+            break
+        try:
             keep_contents(await read_conversation(client, workflow_id, run_id), store)
+        except RPCError as exc:
+            if exc.status != RPCStatusCode.NOT_FOUND:
+                raise  # the server is unreachable for now: the activity is retried
+            # Deleted (past retention): its results are missing, as said below.
     restored = list(messages)
     for index, part_index, reference in references:
         value = store.content(reference.key)
