@@ -293,7 +293,8 @@ def build_worker(
     codec on `client`, the worker encrypts every payload it writes. A payload encrypted with a key the worker does
     not hold (it has other keys, or none) fails, with an error naming the key id, the workflow task (which the
     server retries until a worker with the key takes it) or the activity attempt (retried per the activity's retry
-    policy), never the run itself (see `workflows.with_encryption`).
+    policy, then scheduled again by the workflow until a worker with the key runs it), never the run itself (see
+    `workflows.with_encryption` and `workflows._missing_keys`).
 
     A run that waits for deferred tool results (an approval) is dropped from the worker's cache until the answer
     comes, then replayed (see `workflows._eviction`); `evict_waiting_runs=False` keeps such runs cached.

@@ -13,7 +13,13 @@ from temporalio.converter import DefaultFailureConverterWithEncodedAttributes
 from activities._types import CallToolOutput
 from workflows import DecryptionError, EncryptionCodec, EncryptionKeyError, data_converter, encrypted_data_converter
 from workflows._data_converter import COMPRESSED_ENCODING, SharedPydanticPayloadConverter
-from workflows._encryption import ENCRYPTED_ENCODING, KEY_ID_METADATA, KEYS_ENV_VAR, KEYS_FILE_ENV_VAR
+from workflows._encryption import (
+    ENCRYPTED_ENCODING,
+    KEY_ID_METADATA,
+    KEYS_ENV_VAR,
+    KEYS_FILE_ENV_VAR,
+    EncryptedFailureConverter,
+)
 
 KEY_A, KEY_B = os.urandom(32), os.urandom(32)
 SECRET = b'"the launch code is 0000"'
@@ -97,7 +103,8 @@ def test_payloads_of_other_encodings_pass_through_both_ways_once() -> None:
 def test_large_activity_payloads_are_compressed_then_encrypted() -> None:
     converter = encrypted_data_converter(EncryptionCodec({'a': KEY_A}))
     assert converter.payload_converter_class is SharedPydanticPayloadConverter
-    assert converter.failure_converter_class is DefaultFailureConverterWithEncodedAttributes
+    assert converter.failure_converter_class is EncryptedFailureConverter
+    assert issubclass(EncryptedFailureConverter, DefaultFailureConverterWithEncodedAttributes)
     text = ' '.join(f'word{i % 97} of a long tool result' for i in range(200))
     [stored] = data_converter.payload_converter.to_payloads([CallToolOutput(result=text)])
     assert stored.metadata['encoding'] == COMPRESSED_ENCODING.encode()

@@ -32,7 +32,9 @@ payloads as they are and recognises the encrypted ones (without it, the payload 
 encoding, and the workflow fails its run on a payload it cannot decode). On a worker the error is raised while
 the SDK decodes the task, before any workflow or activity code: a workflow task fails and the server retries it
 until a worker holding the key takes it, so a worker that lacks the key (a rolling deploy, a missing secret) does
-not fail the run; an activity attempt fails and is retried per the activity's retry policy.
+not fail the run; an activity attempt fails, and the workflow schedules the activity again until a worker with the
+key runs it (see `workflows._missing_keys`). That failure is written in the clear (`EncryptedFailureConverter`): a
+worker with other keys would encrypt it with a key the workflow's worker may lack.
 """
 
 from __future__ import annotations
@@ -47,13 +49,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from temporalio.api.common.v1 import Payload
+from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.converter import (
     DataConverter,
     DefaultFailureConverter,
     DefaultFailureConverterWithEncodedAttributes,
     PayloadCodec,
+    PayloadConverter,
 )
+from temporalio.exceptions import ApplicationError
 
 from agent.exceptions import UserError
 
@@ -68,6 +73,7 @@ __all__ = (
     'KEYS_FILE_ENV_VAR',
     'KEY_ID_METADATA',
     'DecryptionError',
+    'EncryptedFailureConverter',
     'EncryptionCodec',
     'EncryptionKeyError',
     'encrypted_data_converter',
@@ -286,15 +292,39 @@ def _parse_keys(text: str, *, source: str) -> dict[str, bytes]:
     return keys
 
 
+class EncryptedFailureConverter(DefaultFailureConverterWithEncodedAttributes):
+    """Moves failure messages and stack traces into encrypted payloads, except an activity's missing-key failure.
+
+    An activity attempt on a worker without the run's key fails, before any activity code, with the SDK's "Failed
+    decoding arguments" caused by a `DecryptionError`. A worker holding other keys would encrypt that failure with
+    its own key, which the workflow's worker may not hold: the activity's result would then be one more payload the
+    run cannot read, and the run would be stuck. It holds key ids only (which every encrypted payload names in the
+    clear) and the SDK's decoding frames, so it is written as it is, for the workflow to read and schedule the
+    activity again (see `workflows._missing_keys`).
+    """
+
+    def to_failure(self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure) -> None:
+        """Write `exception` to `failure`, in the clear for a missing key, else with its text encrypted."""
+        missing_key = isinstance(exception.__cause__, DecryptionError)
+        if missing_key and isinstance(exception, ApplicationError) and exception.message == _DECODING_FAILED:
+            _PLAIN_FAILURES.to_failure(exception, payload_converter, failure)
+        else:
+            super().to_failure(exception, payload_converter, failure)
+
+
+_DECODING_FAILED = 'Failed decoding arguments'  # the SDK's failure for an activity input it could not decode
+_PLAIN_FAILURES = DefaultFailureConverter()
+
+
 def encrypted_data_converter(codec: EncryptionCodec, converter: DataConverter = data_converter) -> DataConverter:
     """`converter` with `codec` encrypting its payloads, and failure messages moved into encrypted payloads.
 
-    A failure converter of the caller's own is kept; the SDK's default one is swapped for its variant that
-    encodes messages and stack traces.
+    A failure converter of the caller's own is kept; the SDK's default one is swapped for
+    `EncryptedFailureConverter`, its variant that encodes messages and stack traces.
     """
     failure_converter_class = converter.failure_converter_class
     if failure_converter_class is DefaultFailureConverter:
-        failure_converter_class = DefaultFailureConverterWithEncodedAttributes
+        failure_converter_class = EncryptedFailureConverter
     return dataclasses.replace(converter, payload_codec=codec, failure_converter_class=failure_converter_class)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from ._activity_ids import ActivityIds
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
+from ._missing_keys import until_decrypted
 from ._remote_toolset import ActivityListedToolset
 from ._request_encoder import RequestEncoder
 from ._request_size import check_request_fits
@@ -58,7 +59,11 @@ T = TypeVar('T')
 async def _execute(
     name: str, arg: Any, options: ActivityOptions, *, activity_id: str, result_type: type[T], summary: str
 ) -> T:
-    """Run activity `name` as `options` say: a (regular) activity, or a local one."""
+    """Run activity `name` as `options` say: a (regular) activity, or a local one.
+
+    A regular activity that only workers without the key of its encrypted input took is scheduled again instead of
+    failing the run (see `workflows._missing_keys`); a local one runs on this worker, which could read the run.
+    """
     if options.local:
         return await workflow.execute_local_activity(
             name,
@@ -69,16 +74,20 @@ async def _execute(
             retry_policy=options.retry_policy,
             summary=summary,
         )
-    return await workflow.execute_activity(
-        name,
-        arg,
-        activity_id=activity_id,
-        result_type=result_type,
-        start_to_close_timeout=options.start_to_close_timeout,
-        heartbeat_timeout=options.heartbeat_timeout,
-        retry_policy=options.retry_policy,
-        summary=summary,
-    )
+
+    def schedule(scheduled_id: str) -> Awaitable[T]:
+        return workflow.execute_activity(
+            name,
+            arg,
+            activity_id=scheduled_id,
+            result_type=result_type,
+            start_to_close_timeout=options.start_to_close_timeout,
+            heartbeat_timeout=options.heartbeat_timeout,
+            retry_policy=options.retry_policy,
+            summary=summary,
+        )
+
+    return await until_decrypted(schedule, activity_id)
 
 
 class WorkflowPorts(RunPorts):

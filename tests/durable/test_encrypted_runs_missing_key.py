@@ -13,13 +13,19 @@ import uuid
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState
 
 from activities._types import CallToolOutput
+from agent import Agent
+from agent.messages import ToolCallPart
 from worker import build_worker
 from workflows import (
+    ActivityOptions,
     AgentWorkflow,
     DecryptionError,
+    DurableAgent,
     EncryptionCodec,
     data_converter,
     with_data_converter,
@@ -27,10 +33,11 @@ from workflows import (
 )
 from workflows._data_converter import PayloadDecodeError
 from workflows._encryption import KEYS_ENV_VAR, KEYS_FILE_ENV_VAR
+from workflows._missing_keys import undecryptable_input
 from workflows.client import AgentClient
 
-from .test_agent_workflow import wait_for_status
-from .test_encrypted_runs import AGENTS, OUTPUT, PROMPT
+from .test_agent_workflow import scripted, wait_for_status
+from .test_encrypted_runs import AGENTS, CITY, FORECAST, OUTPUT, PROMPT
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -176,3 +183,93 @@ async def test_an_activity_on_a_keyless_worker_fails_its_attempt_only_and_the_ru
         assert 'this process has no encryption keys' in line
         assert await status(handle) == WorkflowExecutionStatus.RUNNING
     assert await finish_with_key(keyed, task_queue, workflow_id) == OUTPUT
+
+
+tool_runs: list[str] = []
+keyed_tool_agent = Agent(scripted(ToolCallPart('counted_forecast', {'city': CITY}, 'fc-1')), name='keyed_tool_agent')
+
+
+@keyed_tool_agent.tool_plain
+def counted_forecast(city: str) -> str:
+    """The weather in `city`, counting each run of the tool."""
+    tool_runs.append(city)
+    return FORECAST
+
+
+# The model requests run as local activities, on the workflow's worker (which holds the key): only the tool call goes
+# to the task queue's activity workers.
+LOCAL_MODEL_AGENTS = {'keyed_tool_agent': DurableAgent(keyed_tool_agent, model_activity=ActivityOptions(local=True))}
+
+
+async def scheduled_ids(handle: WorkflowHandle[Any, Any]) -> list[str]:
+    history = await handle.fetch_history()
+    return [
+        event.activity_task_scheduled_event_attributes.activity_id
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+
+
+async def wait_for_scheduled(handle: WorkflowHandle[Any, Any], suffix: str) -> None:
+    """Wait until the run has scheduled an activity whose id ends with `suffix`."""
+    async with asyncio.timeout(RUN_WAIT):
+        while True:
+            if any(activity_id.endswith(suffix) for activity_id in await scheduled_ids(handle)):
+                return
+            await asyncio.sleep(0.05)
+
+
+@pytest.mark.parametrize('keys', [{}, {'b': KEY_B}], ids=['no keys', 'other keys'])
+async def test_tool_calls_taken_only_by_workers_without_the_key_wait_for_one_with_it_and_run_once(
+    client: Client, keyed: Client, task_queue: str, worker_logs: pytest.LogCaptureFixture, keys: dict[str, bytes]
+) -> None:
+    tool_runs.clear()
+    workflow_id = f'missing-key-tool-{uuid.uuid4()}'
+    config = client.service_client.config
+    own_connection = await Client.connect(config.target_host, namespace=client.namespace)
+    without_key = with_encryption(own_connection, EncryptionCodec(keys)) if keys else own_connection
+    agents = AgentClient(keyed, task_queue=task_queue)
+    async with build_worker(keyed, LOCAL_MODEL_AGENTS, task_queue=task_queue, no_remote_activities=True):
+        handle = await agents.start('keyed_tool_agent', PROMPT, workflow_id=workflow_id)
+        async with build_worker(without_key, LOCAL_MODEL_AGENTS, task_queue=task_queue):
+            # The tool call's three attempts all failed on the worker without the key: the run scheduled it again.
+            await wait_for_scheduled(handle, '.again1')
+        assert await status(handle) == WorkflowExecutionStatus.RUNNING
+        assert tool_runs == []
+        [line, *_] = [line for line in missing_key_lines(worker_logs, workflow_id) if 'scheduling it again' in line]
+        assert '.again1' in line
+        with_key = with_encryption(own_connection, EncryptionCodec({'a': KEY_A}))
+        async with build_worker(with_key, LOCAL_MODEL_AGENTS, task_queue=task_queue):
+            async with asyncio.timeout(RUN_WAIT):
+                output = (await agents.result(workflow_id)).output
+    assert output == f'counted_forecast={FORECAST}'
+    assert tool_runs == [CITY]
+    [first, *again] = [i for i in await scheduled_ids(handle) if '.tool.' in i]
+    assert again
+    assert again == [f'{first}.again{n}' for n in range(1, len(again) + 1)]
+
+
+def activity_failure(cause: BaseException) -> ActivityError:
+    error = ActivityError(
+        'Activity task failed',
+        scheduled_event_id=5,
+        started_event_id=6,
+        identity='worker',
+        activity_type='agent.keyed_tool_agent.call_tool',
+        activity_id='0.1.tool.fc-1',
+        retry_state=RetryState.MAXIMUM_ATTEMPTS_REACHED,
+    )
+    error.__cause__ = cause
+    return error
+
+
+async def test_only_the_sdks_failure_to_decode_an_input_is_taken_for_a_missing_key() -> None:
+    missing = "Missing key id 'a': a payload is encrypted with key 'a' and this process has no encryption keys"
+    decoding = ApplicationError('Failed decoding arguments')
+    decoding.__cause__ = ApplicationError(missing, type='DecryptionError')
+    assert undecryptable_input(activity_failure(decoding)) == missing
+    # A tool's own exception that happens to have the name fails the tool call as any other.
+    assert undecryptable_input(activity_failure(ApplicationError(missing, type='DecryptionError'))) is None
+    decoding_other = ApplicationError('Failed decoding arguments')
+    decoding_other.__cause__ = ApplicationError('not JSON', type='JSONDecodeError')
+    assert undecryptable_input(activity_failure(decoding_other)) is None
