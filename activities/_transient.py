@@ -11,8 +11,9 @@ exception from the activity's code is split in two:
   malformed), an `OSError` (`ConnectionError`, `TimeoutError`, which `asyncio.TimeoutError` is, a socket or TLS
   error, a file not there yet), a transport error of the HTTP client (`httpx2.TransportError`: connect, read and
   write errors and timeouts, a dropped connection), an `httpx2.HTTPStatusError` with a retryable status (a hook's
-  own `raise_for_status()`), `ConcurrencyLimitExceeded` (a slot may free up), and an exception group (e.g.
-  `FallbackExceptionGroup`) holding at least one of these.
+  own `raise_for_status()`), `ConcurrencyLimitExceeded` (a slot may free up), a `MissingOnThisWorker` (what this
+  worker lacks another may have: `workflows.DecryptionError`, for a run's payload encrypted with a key it does not
+  hold), and an exception group (e.g. `FallbackExceptionGroup`) holding at least one of these.
 - **Anything else** from user code (history processors, model-request hooks on the activity side, a
   `FunctionModel`'s function) is taken for a bug, the same on every attempt: it fails the run at once with a
   non-retryable `ApplicationError` whose type is the exception's class name and whose message is its message, so
@@ -39,9 +40,13 @@ from agent.exceptions import AgentRunError, ConcurrencyLimitExceeded, ModelAPIEr
 from ._errors import as_application_error, to_application_error
 from ._fitted_failures import FittedFailure, fitted_failure
 
-__all__ = ('is_transient', 'model_request_error')
+__all__ = ('MissingOnThisWorker', 'is_transient', 'model_request_error')
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+
+class MissingOnThisWorker(Exception):
+    """Something this worker lacks and another may have (an encryption key): retried, never taken for a bug."""
 
 
 def is_transient(error: BaseException) -> bool:
@@ -53,7 +58,9 @@ def is_transient(error: BaseException) -> bool:
         return status in _RETRYABLE_STATUSES or status >= 500
     if isinstance(error, BaseExceptionGroup):
         return any(is_transient(inner) for inner in error.exceptions)
-    return isinstance(error, ModelAPIError | OSError | httpx2.TransportError | ConcurrencyLimitExceeded)
+    return isinstance(
+        error, ModelAPIError | OSError | httpx2.TransportError | ConcurrencyLimitExceeded | MissingOnThisWorker
+    )
 
 
 def model_request_error(error: Exception, *, retry_user_errors: bool = False) -> ApplicationError | None:

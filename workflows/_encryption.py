@@ -60,6 +60,7 @@ from temporalio.converter import (
 )
 from temporalio.exceptions import ApplicationError
 
+from activities._transient import MissingOnThisWorker
 from agent.exceptions import UserError
 
 from ._data_converter import data_converter
@@ -98,8 +99,12 @@ class EncryptionKeyError(UserError):
     """Encryption keys that cannot be used: malformed, the wrong size, or not readable."""
 
 
-class DecryptionError(ValueError):
-    """An encrypted payload that cannot be decrypted: its key is not known, or it was altered."""
+class DecryptionError(ValueError, MissingOnThisWorker):
+    """An encrypted payload that cannot be decrypted: its key is not known, or it was altered.
+
+    Raised in an activity's own code (reading a run's history), it is retried like I/O (`MissingOnThisWorker`):
+    another worker may hold the key.
+    """
 
 
 class EncryptionCodec(PayloadCodec):

@@ -36,7 +36,7 @@ from agent.models.test import TestModel
 from agent.providers.openai import OpenAIProvider
 from tests.models.providers._local_server import LocalOpenAIServer, Reply
 from worker import build_worker
-from workflows import AgentRunOutput
+from workflows import AgentRunOutput, DecryptionError
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -207,6 +207,7 @@ def _status_error(status: int) -> httpx2.HTTPStatusError:
         (_status_error(502), True),
         (_status_error(404), False),
         (ConcurrencyLimitExceeded('busy'), True),
+        (DecryptionError("Missing key id 'k1': this process has keys k2"), True),  # another worker may hold it
         (FallbackExceptionGroup('all failed', [ModelHTTPError(401, 'a'), ModelHTTPError(503, 'b')]), True),
         (FallbackExceptionGroup('all failed', [ModelHTTPError(401, 'a'), ModelHTTPError(403, 'b')]), False),
         (AttributeError('name'), False),
