@@ -15,6 +15,7 @@ from agent._tool_def import ToolDefinition
 from agent.toolsets import AbstractToolset, ToolsetTool
 
 from ._activity_ids import ActivityIds
+from ._missing_keys import until_decrypted
 
 __all__ = ('ActivityListedToolset',)
 
@@ -67,13 +68,17 @@ class ActivityListedToolset(AbstractToolset[Any]):
 
         tool_defs = self._tool_defs
         if tool_defs is None:
-            tool_defs = self._tool_defs = await workflow.execute_activity(
-                list_tools_activity_name(self.agent_name, self.toolset_id),
-                ActivityRunContext.from_run_context(ctx, model=self.model_override),
-                activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.list_tools'),
-                result_type=list[ToolDefinition],
-                start_to_close_timeout=LIST_TOOLS_TIMEOUT,
-                retry_policy=LIST_TOOLS_RETRY,
+            # Scheduled again while only workers without the run's key take it (see `workflows._missing_keys`).
+            tool_defs = self._tool_defs = await until_decrypted(
+                lambda activity_id: workflow.execute_activity(
+                    list_tools_activity_name(self.agent_name, self.toolset_id),
+                    ActivityRunContext.from_run_context(ctx, model=self.model_override),
+                    activity_id=activity_id,
+                    result_type=list[ToolDefinition],
+                    start_to_close_timeout=LIST_TOOLS_TIMEOUT,
+                    retry_policy=LIST_TOOLS_RETRY,
+                ),
+                self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.list_tools'),
             )
         return {
             tool_def.name: ToolsetTool(
@@ -87,13 +92,16 @@ class ActivityListedToolset(AbstractToolset[Any]):
         if not self.include_instructions:
             return None
         if self._instructions is None:
-            fetched: str | None = await workflow.execute_activity(
-                get_instructions_activity_name(self.agent_name, self.toolset_id),
-                ActivityRunContext.from_run_context(ctx, model=self.model_override),
-                activity_id=self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.instructions'),
-                result_type=str | None,  # pyright: ignore[reportArgumentType]  (a union is a valid hint)
-                start_to_close_timeout=LIST_TOOLS_TIMEOUT,
-                retry_policy=LIST_TOOLS_RETRY,
+            fetched: str | None = await until_decrypted(
+                lambda activity_id: workflow.execute_activity(
+                    get_instructions_activity_name(self.agent_name, self.toolset_id),
+                    ActivityRunContext.from_run_context(ctx, model=self.model_override),
+                    activity_id=activity_id,
+                    result_type=str | None,  # pyright: ignore[reportArgumentType]  (a union is a valid hint)
+                    start_to_close_timeout=LIST_TOOLS_TIMEOUT,
+                    retry_policy=LIST_TOOLS_RETRY,
+                ),
+                self.activity_ids.other(ctx.run_step, f'toolset.{self.toolset_id}.instructions'),
             )
             self._instructions = (fetched,)
         return self._instructions[0]
