@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import random
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +57,19 @@ def bulky(seed: str) -> str:
         block = hashlib.sha512(block).digest()
         chunks.append(block)
     return base64.b64encode(b''.join(chunks)).decode()[:RESULT_CHARS]
+
+
+def records(seed: str) -> str:
+    """480 KB of log-like lines, the kind of text a tool returns (it deflates to about a third)."""
+    rng = random.Random(seed)
+    lines: list[str] = []
+    size = 0
+    while size < RESULT_CHARS:
+        index = len(lines)
+        line = f'{index:06d} {rng.getrandbits(64):016x} status=ok size={rng.randrange(100_000)} part={index % 97}\n'
+        lines.append(line)
+        size += len(line)
+    return ''.join(lines)[:RESULT_CHARS]
 
 
 def fingerprint(text: str) -> str:
@@ -109,8 +123,8 @@ def fetch(seed: str) -> str:
 
 @stepper.tool_plain(name='fetch')
 def fetch_step(seed: str) -> str:
-    """Fetch a large document."""
-    return bulky(seed)
+    """Fetch a large log."""
+    return records(seed)
 
 
 AGENTS = {'reader': reader, 'stepper': stepper}
@@ -212,7 +226,7 @@ async def test_a_200_step_run_with_480kb_results_continues_as_new_with_small_inp
             task_queue=task_queue,
         )
         chain = await chain_of(client, workflow_id)
-    assert result.output == f'{steps} results, last {fingerprint(bulky(f"r{steps - 1}"))}'
+    assert result.output == f'{steps} results, last {fingerprint(records(f"r{steps - 1}"))}'
     # It continued as new at least every 20 steps (sooner as its history grew), and no input came near the limit.
     assert all(run.model_requests <= 21 for run in chain), [run.model_requests for run in chain]
     assert len(chain) >= steps // 20
