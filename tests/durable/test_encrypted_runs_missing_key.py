@@ -10,6 +10,7 @@ import asyncio
 import logging
 import os
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ from agent.messages import ToolCallPart
 from worker import build_worker
 from workflows import (
     ActivityOptions,
+    AgentRunInput,
+    AgentRunOutput,
     AgentWorkflow,
     DecryptionError,
     DurableAgent,
@@ -43,9 +46,12 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 KEY_A, KEY_B = os.urandom(32), os.urandom(32)
 LOG_WAIT = 20.0  # seconds: the first attempt fails and is logged at once; the bound is for a loaded machine
-# Seconds: the SDK reports a workflow task's failure on its first attempt only and leaves the later ones to time
-# out, so the worker with the key may wait out a workflow task timeout (10 s) before it gets the run.
-RUN_WAIT = 30.0
+# The SDK reports a workflow task's failure on its first attempt only and leaves the later ones to time out, so the
+# worker with the key waits out the workflow task timeout of the attempt a worker without it held. The runs these
+# tests start have a short one instead of the server's 10 s: the same wait, shorter, and still far longer than the
+# few milliseconds one workflow task of these small runs takes on a worker with the key.
+TASK_TIMEOUT = timedelta(seconds=1)
+RUN_WAIT = 30.0  # seconds: a bound for a loaded machine
 
 APPROVAL = {'approvals': {'fc-1': True}}
 
@@ -100,6 +106,20 @@ async def wait_for_missing_key(caplog: pytest.LogCaptureFixture, naming: str) ->
             await asyncio.sleep(0.05)
 
 
+async def start(
+    client: Client, task_queue: str, agent: str, workflow_id: str
+) -> WorkflowHandle[AgentWorkflow, AgentRunOutput]:
+    """Start a run of `agent` as `AgentClient.start` does, with a workflow task timeout of `TASK_TIMEOUT`."""
+    return await AgentClient(client, task_queue=task_queue).client.start_workflow(
+        AgentWorkflow.run,
+        AgentRunInput(agent=agent, prompt=PROMPT),
+        id=workflow_id,
+        task_queue=task_queue,
+        task_timeout=TASK_TIMEOUT,
+        request_eager_start=True,
+    )
+
+
 async def status(handle: WorkflowHandle[Any, Any]) -> WorkflowExecutionStatus | None:
     return (await handle.describe()).status
 
@@ -122,9 +142,7 @@ async def test_a_keyless_worker_replaying_a_waiting_encrypted_run_leaves_it_for_
 ) -> None:
     workflow_id = f'missing-key-replay-{uuid.uuid4()}'
     async with build_worker(keyed, AGENTS, task_queue=task_queue):
-        handle = await AgentClient(keyed, task_queue=task_queue).start(
-            'gated_forecast_agent', PROMPT, workflow_id=workflow_id
-        )
+        handle = await start(keyed, task_queue, 'gated_forecast_agent', workflow_id)
         await wait_for_status(handle, 'awaiting_deferred_tools')
     # The approval arrives while only a worker without keys serves: it must replay the run to take it.
     async with build_worker(client, AGENTS, task_queue=task_queue):
@@ -140,8 +158,7 @@ async def test_a_new_encrypted_run_waits_on_a_keyless_worker_until_a_worker_with
 ) -> None:
     workflow_id = f'missing-key-new-{uuid.uuid4()}'
     async with build_worker(client, AGENTS, task_queue=task_queue):
-        agents = AgentClient(keyed, task_queue=task_queue)
-        handle = await agents.start('forecast_agent', PROMPT, workflow_id=workflow_id)
+        handle = await start(keyed, task_queue, 'forecast_agent', workflow_id)
         [line, *_] = await wait_for_missing_key(worker_logs, handle.result_run_id or workflow_id)
         assert 'this process has no encryption keys' in line
         assert await status(handle) == WorkflowExecutionStatus.RUNNING
@@ -154,8 +171,7 @@ async def test_a_worker_with_other_keys_names_the_missing_key_and_its_own_and_le
     workflow_id = f'wrong-key-new-{uuid.uuid4()}'
     other = with_encryption(client, EncryptionCodec({'b': KEY_B, 'c': os.urandom(32)}))
     async with build_worker(other, AGENTS, task_queue=task_queue):
-        agents = AgentClient(keyed, task_queue=task_queue)
-        handle = await agents.start('forecast_agent', PROMPT, workflow_id=workflow_id)
+        handle = await start(keyed, task_queue, 'forecast_agent', workflow_id)
         [line, *_] = await wait_for_missing_key(worker_logs, handle.result_run_id or workflow_id)
         assert 'this process has keys b, c' in line
         assert await status(handle) == WorkflowExecutionStatus.RUNNING
