@@ -17,6 +17,7 @@ from ._answer import answer
 from ._connect import connect
 from ._errors import CommandError, failure_line
 from ._output import dump, pending_lines, plural, shorten, table
+from ._unanswered import TaskFailing
 from ._watch import Decide, ask, follow
 
 __all__ = (
@@ -144,9 +145,17 @@ async def approve_command(args: argparse.Namespace) -> int:
 
 
 async def status_command(args: argparse.Namespace) -> int:
-    """`agents status ID`: state, step and usage of a run, what it rejected, and why it failed if it did."""
+    """`agents status ID`: state, step and usage of a run, what it rejected, and why it failed if it did.
+
+    A run whose workflow task fails on the worker cannot say its state: it is running, and the failure is its error.
+    """
     agents = await connect(args)
-    status = await ask(agents, args.workflow_id, agents.status(args.workflow_id))
+    try:
+        status = await ask(agents, args.workflow_id, agents.status(args.workflow_id))
+    except TaskFailing as exc:
+        print('running (its workflow task is retried until the code is fixed)')
+        print(f'  error: workflow task failing: {exc.failure}')
+        return 0
     # The run's own state says `failed` but not why, and nothing for a run ended from outside (terminated, timed
     # out): the server's record of the run says both.
     handle = agents.client.get_workflow_handle(args.workflow_id)

@@ -8,7 +8,10 @@ appears response by response, when each response is complete.
 
 A query is answered by a worker of the run's task queue, so before asking, each round reads the run's description:
 while its workflow task is scheduled and not started, nobody could answer yet. When that has lasted `STALL_AFTER`
-seconds the watcher says so once, naming the task queue and whether any worker polls it, and keeps waiting.
+seconds the watcher says so once, naming the task queue and whether any worker polls it, and keeps waiting. Nor can
+anyone answer while the run's workflow task fails on the worker (`_unanswered`): then, whether the description shows
+the task retried or a query fails, the watcher says so with the failure's first line, once for each failure, and keeps
+waiting, since a worker with fixed code resumes the run.
 
 Pending approvals are asked at the prompt, one tool call at a time: `y` approves, `n` denies and asks for a reason
 that is told to the model; the answer goes through `_answer` (bounded, and recorded by signal if no worker takes
@@ -26,10 +29,9 @@ from collections.abc import Awaitable
 from datetime import UTC, datetime
 from typing import Literal, TypeVar
 
-from temporalio.api.enums.v1 import PendingWorkflowTaskState, TaskQueueType
-from temporalio.api.taskqueue.v1 import TaskQueue
-from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
+from temporalio.api.enums.v1 import PendingWorkflowTaskState
 from temporalio.client import WorkflowExecutionDescription, WorkflowExecutionStatus, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
 
 from agent._deferred import ToolDenied
 from agent._tool_parts import ToolCallPart
@@ -41,6 +43,7 @@ from ._errors import CommandError, cause_of
 from ._output import plural
 from ._progress import Progress
 from ._prompt import Answered, Answers
+from ._unanswered import TaskFailing, failure_while, pollers, retried, task_failure, unanswered
 
 __all__ = ('QUERY_TIMEOUT', 'STALL_AFTER', 'Decide', 'Watcher', 'ask', 'follow', 'stalled_for', 'usage_line')
 
@@ -59,15 +62,35 @@ DENIED = 'The tool call was denied.'
 
 
 async def ask(agents: AgentClient, workflow_id: str, query: Awaitable[T]) -> T:
-    """A query's answer; after `QUERY_TIMEOUT` without one, an error naming the task queue no worker serves."""
+    """A query's answer, or an error saying why the run gives none (see `_unanswered`).
+
+    Raises:
+        TaskFailing: once the run's workflow task is seen failing on the worker: the server holds the query until
+            the task's attempt times out, or refuses it, so the run is looked at while the query waits.
+        CommandError: after `QUERY_TIMEOUT` without an answer, saying whether any worker polls the task queue.
+    """
+    client = agents.client
+    answered = asyncio.ensure_future(query)
+    failing = asyncio.ensure_future(failure_while(client, workflow_id))
     try:
-        return await asyncio.wait_for(query, QUERY_TIMEOUT)
-    except TimeoutError:
-        task_queue = (await agents.client.get_workflow_handle(workflow_id).describe()).task_queue
-        raise CommandError(
-            f'Run {workflow_id!r} did not answer within {QUERY_TIMEOUT:g} s: no worker serves its task queue '
-            f'{task_queue!r}.\nStart one with `agents worker --agents module:agent --task-queue {task_queue}`.'
-        ) from None
+        await asyncio.wait({answered, failing}, timeout=QUERY_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (answered, failing):
+            task.cancel()
+        await asyncio.gather(answered, failing, return_exceptions=True)
+    if answered.done() and not answered.cancelled():
+        try:
+            return answered.result()
+        except RPCError as exc:  # the server refuses a query to a run whose workflow task has failed repeatedly
+            if exc.status != RPCStatusCode.FAILED_PRECONDITION:
+                raise
+            failure = await task_failure(client, workflow_id)
+            if failure is None:
+                raise
+            raise TaskFailing(failure) from None
+    if failing.done() and not failing.cancelled():
+        raise TaskFailing(failing.result())
+    raise await unanswered(client, workflow_id, QUERY_TIMEOUT)
 
 
 def stalled_for(description: WorkflowExecutionDescription, now: datetime | None = None) -> float | None:
@@ -82,22 +105,21 @@ def stalled_for(description: WorkflowExecutionDescription, now: datetime | None 
     return ((now or datetime.now(UTC)) - since.ToDatetime(tzinfo=UTC)).total_seconds()
 
 
-async def _stall_message(agents: AgentClient, workflow_id: str, task_queue: str, waited: float) -> str:
-    client = agents.client
-    request = DescribeTaskQueueRequest(
-        namespace=client.namespace,
-        task_queue=TaskQueue(name=task_queue),
-        task_queue_type=TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    )
-    pollers = (await client.workflow_service.describe_task_queue(request)).pollers
-    if not pollers:
+async def _stall_message(
+    agents: AgentClient, workflow_id: str, task_queue: str, waited: float, *, failing: bool
+) -> str | None:
+    """What to say of a run whose workflow task waits for a worker (`None`: its failure, said already, explains it)."""
+    polling = await pollers(agents.client, task_queue)
+    if not polling:
         return (
             f'Run {workflow_id!r} has waited {waited:.0f} s: no worker polls its task queue {task_queue!r}.\n'
             f'Start one with `agents worker --agents module:agent --task-queue {task_queue}` (or check --task-queue).'
         )
+    if failing:
+        return None
     return (
         f'Run {workflow_id!r} has waited {waited:.0f} s for a worker of task queue {task_queue!r}: '
-        f'{plural(len(pollers), "worker")} poll it but none has started the run (busy, or without its agent?).'
+        f'{plural(polling, "worker")} poll it but none has started the run (busy, or without its agent?).'
     )
 
 
@@ -113,6 +135,8 @@ class Watcher:
         self.answers = Answers()
         self._handled: set[str] = set()
         self._warned = False
+        self._failure: str | None = None
+        """The workflow task failure said last (said again only if it changes, or comes back after an answer)."""
 
     def show(self, lines: list[str]) -> None:
         if lines:
@@ -189,14 +213,31 @@ class Watcher:
                 continue
             print(f'  {verdict} {call.tool_call_id}' + (' (--yes)' if self.decide == 'yes' else ''), flush=True)
 
-    async def _stalled(self, description: WorkflowExecutionDescription) -> bool:
+    async def _stalled(self, description: WorkflowExecutionDescription, *, failing: bool) -> bool:
         waited = stalled_for(description)
         if waited is None:
             return False
         if waited >= STALL_AFTER and not self._warned:
             self._warned = True
-            message = await _stall_message(self.agents, self.workflow_id, description.task_queue, waited)
-            print(message, file=sys.stderr, flush=True)
+            task_queue = description.task_queue
+            message = await _stall_message(self.agents, self.workflow_id, task_queue, waited, failing=failing)
+            if message is not None:
+                print(message, file=sys.stderr, flush=True)
+        return True
+
+    def _tell_failing(self, error: TaskFailing) -> None:
+        if error.failure != self._failure:
+            self._failure = error.failure
+            print(error, file=sys.stderr, flush=True)
+
+    async def _failing(self, description: WorkflowExecutionDescription) -> bool:
+        """Whether the run's workflow task is retried after a failure (said once), so no query could be answered."""
+        if not retried(description):
+            return False
+        failure = await task_failure(self.agents.client, self.workflow_id)
+        if failure is None:
+            return False  # the last attempt timed out (a worker went away): the stall, if any, is said instead
+        self._tell_failing(TaskFailing(failure))
         return True
 
     async def follow(self) -> RunStatus | None:
@@ -207,13 +248,21 @@ class Watcher:
             ended = description.status not in (None, WorkflowExecutionStatus.RUNNING)
             if ended and self.progress.next_index == 0:
                 return None  # ended before we looked: the caller shows its result
-            if not ended and await self._stalled(description):
+            if not ended:
+                failing = await self._failing(description)
+                if await self._stalled(description, failing=failing) or failing:
+                    await asyncio.sleep(self.poll)
+                    continue
+            try:
+                status = await ask(self.agents, self.workflow_id, self.agents.status(self.workflow_id))
+                self._failure = None
+                await self.messages()
+                if status.state == 'awaiting_deferred_tools':
+                    await self.approvals()
+            except TaskFailing as error:  # the run may recover once a worker with fixed code takes it: keep watching
+                self._tell_failing(error)
                 await asyncio.sleep(self.poll)
                 continue
-            status = await ask(self.agents, self.workflow_id, self.agents.status(self.workflow_id))
-            await self.messages()
-            if status.state == 'awaiting_deferred_tools':
-                await self.approvals()
             if ended or status.state in ('completed', 'failed'):
                 return status
             await asyncio.sleep(self.poll)
