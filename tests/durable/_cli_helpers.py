@@ -77,6 +77,10 @@ class Done:
 COMMAND_TIMEOUT = 60
 """Seconds one command may take."""
 
+AT_ONCE = min(4, os.cpu_count() or 1)
+"""Commands a test runs at the same time where they are independent: each is a process that spends a second or more
+of CPU importing the SDK, so more than the cores (two on CI) would only queue and stretch each towards its timeout."""
+
 
 async def agents(*args: str, cwd: Path, env: dict[str, str], program: str = AGENTS, stdin: str | None = None) -> Done:
     """Run `agents ARGS...` (the console script `program`) in `cwd` and wait for it, typing `stdin` if given."""
@@ -90,7 +94,12 @@ async def shell(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = 
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     data = stdin.encode() if stdin is not None else None
-    out, err = await asyncio.wait_for(process.communicate(data), COMMAND_TIMEOUT)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(data), COMMAND_TIMEOUT)
+    finally:
+        if process.returncode is None:  # timed out, or cancelled as a command run alongside it failed its test
+            process.kill()
+            await process.wait()
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 

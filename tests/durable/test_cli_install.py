@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ._cli_helpers import Done, agents, dev_worker, user_env, write_project
+from ._cli_helpers import AT_ONCE, Done, agents, dev_worker, user_env, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -64,75 +64,94 @@ def in_order(out: str, *expected: str) -> None:
         at = found + len(text)
 
 
+def rows_of(done: Done, workflow_id: str) -> list[list[str]]:
+    """The inbox's rows (split on spaces) of the run `workflow_id`."""
+    return [row for row in (line.split() for line in done.out.splitlines()) if row[:1] == [workflow_id]]
+
+
 @pytest.mark.timeout(360)  # some thirty commands, each a new process that imports the SDK
 async def test_serve_run_watch_inbox_approve_deny_status_result_and_schedules_from_a_fresh_install(
     installed: str, tmp_path: Path
 ) -> None:
     folder = write_project(tmp_path)
+    slots = asyncio.Semaphore(AT_ONCE)
     async with dev_worker(folder, program=installed) as address:
         env = user_env(TEMPORAL_ADDRESS=address)
 
-        async def cli(*args: str, stdin: str | None = None) -> Done:
-            return await agents(*args, cwd=folder, env=env, program=installed, stdin=stdin)
+        async def cli(*args: str, stdin: str | None = None, env: dict[str, str] = env) -> Done:
+            async with slots:
+                return await agents(*args, cwd=folder, env=env, program=installed, stdin=stdin)
 
-        # Watch with the approvals answered at the prompt: approve a, deny b with a reason.
-        watched = await cli(
-            'run', 'support', 'Clean up my files', '--workflow-id', 'w-0', '--watch', stdin='y\nn\nKeep b\n'
-        )
-        assert watched.code == 0, watched.err
-        in_order(
-            watched.out,
-            'w-0\n',
-            'user: Clean up my files\n',
-            'model request 1 ',
-            '  tool call delete_file({"path": "a.txt"})  [delete-a]\n',
-            '  tool call delete_file({"path": "b.txt"})  [delete-b]\n',
-            'approve delete_file({"path": "a.txt"}) [delete-a]? (y/n) y\n',
-            '  approved delete-a\n',
-            'approve delete_file({"path": "b.txt"}) [delete-b]? (y/n) n\n',
-            'reason, told to the model (Enter: none): Keep b\n',
-            '  denied delete-b\n',
-            '  delete_file returned: deleted a.txt  [delete-a]\n',
-            '  delete_file denied: Keep b  [delete-b]\n',
-            'model request 2 ',
-            '  text: deleted a.txt; Keep b\n',
-            'completed: 2 model requests, 1 tool call, ',
-            '"deleted a.txt; Keep b"\n',
-        )
-        assert watched.out.count('tool call delete_file({"path": "a.txt"})') == 1  # polled often, printed once
+        async def watched() -> None:
+            """Watch with the approvals answered at the prompt: approve a, deny b with a reason."""
+            watched = await cli(
+                'run', 'support', 'Clean up my files', '--workflow-id', 'w-0', '--watch', stdin='y\nn\nKeep b\n'
+            )
+            assert watched.code == 0, watched.err
+            in_order(
+                watched.out,
+                'w-0\n',
+                'user: Clean up my files\n',
+                'model request 1 ',
+                '  tool call delete_file({"path": "a.txt"})  [delete-a]\n',
+                '  tool call delete_file({"path": "b.txt"})  [delete-b]\n',
+                'approve delete_file({"path": "a.txt"}) [delete-a]? (y/n) y\n',
+                '  approved delete-a\n',
+                'approve delete_file({"path": "b.txt"}) [delete-b]? (y/n) n\n',
+                'reason, told to the model (Enter: none): Keep b\n',
+                '  denied delete-b\n',
+                '  delete_file returned: deleted a.txt  [delete-a]\n',
+                '  delete_file denied: Keep b  [delete-b]\n',
+                'model request 2 ',
+                '  text: deleted a.txt; Keep b\n',
+                'completed: 2 model requests, 1 tool call, ',
+                '"deleted a.txt; Keep b"\n',
+            )
+            assert watched.out.count('tool call delete_file({"path": "a.txt"})') == 1  # polled often, printed once
 
-        # The inbox, then answers from other commands.
-        started = await cli('run', 'support', 'Clean up my files', '--workflow-id', 'w-1')
-        assert (started.code, started.out) == (0, 'w-1\n')
-        inbox = await until(lambda: cli('inbox'), lambda done: 'delete-b' in done.out)
-        rows = [line.split() for line in inbox.out.splitlines()]
-        assert rows[0] == ['WORKFLOW', 'ID', 'AGENT', 'OWNER', 'NEEDS', 'TOOL', 'CALL', 'ID', 'CALL']
-        assert ['w-1', 'support', '-', 'approve', 'delete-a', 'delete_file({"path":', '"a.txt"})'] in rows
-        assert ['w-1', 'support', '-', 'approve', 'delete-b', 'delete_file({"path":', '"b.txt"})'] in rows
+        async def answered_from_other_commands() -> None:
+            """The inbox, then answers from other commands."""
+            started = await cli('run', 'support', 'Clean up my files', '--workflow-id', 'w-1')
+            assert (started.code, started.out) == (0, 'w-1\n')
+            # The run watched alongside may be listed too.
+            inbox = await until(
+                lambda: cli('inbox'), lambda done: any('delete-b' in row for row in rows_of(done, 'w-1'))
+            )
+            rows = [line.split() for line in inbox.out.splitlines()]
+            assert rows[0] == ['WORKFLOW', 'ID', 'AGENT', 'OWNER', 'NEEDS', 'TOOL', 'CALL', 'ID', 'CALL']
+            assert ['w-1', 'support', '-', 'approve', 'delete-a', 'delete_file({"path":', '"a.txt"})'] in rows
+            assert ['w-1', 'support', '-', 'approve', 'delete-b', 'delete_file({"path":', '"b.txt"})'] in rows
 
-        pending = await cli('pending', 'w-1')
-        assert pending.out.splitlines() == [
-            '  approve? delete-a: delete_file({"path": "a.txt"})',
-            '  approve? delete-b: delete_file({"path": "b.txt"})',
-        ]
-        denied = await cli('deny', 'w-1', 'delete-b', '--reason', 'Keep b')
-        assert denied.out.splitlines() == ['Still pending:', '  approve? delete-a: delete_file({"path": "a.txt"})']
-        # Global flags after the subcommand, overriding the environment.
-        approved = await agents(
-            'approve', 'w-1', 'delete-a', '--address', address, cwd=folder, env=user_env(), program=installed
-        )
-        assert approved.out == 'Nothing else is pending.\n', approved.err
+            pending = await cli('pending', 'w-1')
+            assert pending.out.splitlines() == [
+                '  approve? delete-a: delete_file({"path": "a.txt"})',
+                '  approve? delete-b: delete_file({"path": "b.txt"})',
+            ]
+            denied = await cli('deny', 'w-1', 'delete-b', '--reason', 'Keep b')
+            assert denied.out.splitlines() == ['Still pending:', '  approve? delete-a: delete_file({"path": "a.txt"})']
+            # Global flags after the subcommand, overriding the environment.
+            approved = await cli('approve', 'w-1', 'delete-a', '--address', address, env=user_env())
+            assert approved.out == 'Nothing else is pending.\n', approved.err
 
-        assert (await cli('result', 'w-1')).out == '"deleted a.txt; Keep b"\n'
-        assert (await cli('status', 'w-1')).out == 'completed (step 2, 2 requests, 1 tool call)\n'
-        assert (await cli('watch', 'w-1')).out.endswith('"deleted a.txt; Keep b"\n')
+            assert (await cli('result', 'w-1')).out == '"deleted a.txt; Keep b"\n'
+            assert (await cli('status', 'w-1')).out == 'completed (step 2, 2 requests, 1 tool call)\n'
+            assert (await cli('watch', 'w-1')).out.endswith('"deleted a.txt; Keep b"\n')
+
+        async def schedules() -> None:
+            created = await cli('schedule', 'create', 'nightly', 'support', 'Tidy up', '--every', '24h')
+            assert (
+                created.out
+                == "Schedule 'nightly' starts a run of 'support' every 1 day, 0:00:00 on task queue 'agents'.\n"
+            )
+            listed = await until(lambda: cli('schedule', 'list'), lambda done: 'nightly' in done.out)
+            assert listed.out.splitlines()[1].split()[:6] == ['nightly', 'support', 'every', '1', 'day,', '0:00:00']
+            assert (await cli('schedule', 'delete', 'nightly')).out == "Deleted schedule 'nightly'.\n"
+            await until(lambda: cli('schedule', 'list'), lambda done: done.out == 'No schedules start agent runs.\n')
+
+        # Three stories that share nothing but the worker, side by side: each command spends most of its time
+        # importing, so they take turns on the cores instead of waiting for each other.
+        async with asyncio.TaskGroup() as stories:
+            stories.create_task(watched())
+            stories.create_task(answered_from_other_commands())
+            stories.create_task(schedules())
         await until(lambda: cli('inbox'), lambda done: done.out == 'Nothing waits for a human.\n')
-
-        created = await cli('schedule', 'create', 'nightly', 'support', 'Tidy up', '--every', '24h')
-        assert (
-            created.out == "Schedule 'nightly' starts a run of 'support' every 1 day, 0:00:00 on task queue 'agents'.\n"
-        )
-        listed = await until(lambda: cli('schedule', 'list'), lambda done: 'nightly' in done.out)
-        assert listed.out.splitlines()[1].split()[:6] == ['nightly', 'support', 'every', '1', 'day,', '0:00:00']
-        assert (await cli('schedule', 'delete', 'nightly')).out == "Deleted schedule 'nightly'.\n"
-        await until(lambda: cli('schedule', 'list'), lambda done: done.out == 'No schedules start agent runs.\n')
