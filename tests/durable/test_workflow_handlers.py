@@ -253,7 +253,10 @@ async def test_messages_include_the_history_handed_over_by_reference_at_continue
         async with asyncio.timeout(BOUND):
             # The run that answered `two` continued as new in the same task: the latest run reads the conversation
             # back first, and its messages name the earlier run until then.
-            while (now := await _messages(handle)).history_from is not None:
+            while True:
+                now = await _messages(handle)
+                if now.history_from is None:
+                    break
                 await asyncio.sleep(0.05)
         await _close(handle)
 
