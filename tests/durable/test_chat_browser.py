@@ -36,7 +36,9 @@ ROOT = Path(__file__).resolve().parents[2]
 AGENT = 'tests.durable.chat_browser_agent:assistant'
 EVENTS_TOKEN = 'durable-browser-events-token'
 BOUND = 10.0  # seconds a server or worker process may take to start
-RECOVERY_MS = 30_000  # a killed worker's model request is retried once its heartbeat times out, on a new worker
+# A killed worker's model request is retried once its heartbeat times out, on a new worker, whose process takes
+# several seconds to start on a busy machine.
+RECOVERY_MS = 60_000
 INBOX_MS = 10_000  # visibility is eventually consistent and the inbox polls
 
 
