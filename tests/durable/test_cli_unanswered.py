@@ -55,6 +55,16 @@ async def _start(client: Client, task_queue: str) -> WorkflowHandle[Any, AgentRu
     )
 
 
+async def _watching(address: str, task_queue: str, *args: str) -> asyncio.subprocess.Process:
+    """The `agents` command `args`, polling every 0.1 s, started with its output piped for the test to read."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
+        '--poll', '0.1',
+        cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
 async def _task_failed(handle: WorkflowHandle[Any, Any]) -> None:
     """Wait (bounded) until the run's history has its first workflow task failure."""
     async with asyncio.timeout(10):
@@ -73,12 +83,7 @@ async def test_watch_says_the_workflow_task_fails_once_and_follows_the_run_once_
     address = client.service_client.config.target_host
     async with build_worker(client, {'greeter': _agent()}, task_queue=task_queue, workflow_side_errors='retry'):
         handle = await _start(client, task_queue)
-        watcher = await asyncio.create_subprocess_exec(
-            sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue,
-            'watch', handle.id, '--poll', '0.1',
-            cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        watcher = await _watching(address, task_queue, 'watch', handle.id)
         assert watcher.stderr is not None
         try:
             told = (await asyncio.wait_for(watcher.stderr.readline(), 30)).decode()
@@ -102,12 +107,7 @@ async def test_run_watch_says_the_workflow_task_fails_although_the_worker_polls(
     broken = True
     address = client.service_client.config.target_host
     async with build_worker(client, {'greeter': _agent()}, task_queue=task_queue, workflow_side_errors='retry'):
-        watcher = await asyncio.create_subprocess_exec(
-            sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue,
-            'run', 'greeter', 'hi', '--watch', '--poll', '0.1',
-            cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        watcher = await _watching(address, task_queue, 'run', 'greeter', 'hi', '--watch')
         assert watcher.stderr is not None
         try:
             told = (await asyncio.wait_for(watcher.stderr.readline(), 30)).decode()
