@@ -102,10 +102,8 @@ def carry_within_budget(
             continue
         parts = list(message.parts)
         for part_index, part in enumerate(parts):
-            if not isinstance(part, ToolReturnPart) or carried_reference(part.content) is not None:
-                continue
-            data = pydantic_core.to_json(part.content)
-            if len(data) < MIN_CARRIED_BY_REFERENCE:
+            data = _large_content(part)
+            if data is None:
                 continue
             reference = CarriedContent(content_key(data), len(data), workflow_id, run_id)
             store.contents.put(reference.key, data, len(data))
@@ -121,10 +119,16 @@ def keep_contents(messages: list[ModelMessage], store: WorkerStore) -> None:
         if not isinstance(message, ModelRequest):
             continue
         for part in message.parts:
-            if isinstance(part, ToolReturnPart) and carried_reference(part.content) is None:
-                data = pydantic_core.to_json(part.content)
-                if len(data) >= MIN_CARRIED_BY_REFERENCE:
-                    store.contents.put(content_key(data), data, len(data))
+            if (data := _large_content(part)) is not None:
+                store.contents.put(content_key(data), data, len(data))
+
+
+def _large_content(part: Any) -> bytes | None:
+    """The JSON of a tool result large enough to carry by reference (`None` for other parts and references)."""
+    if not isinstance(part, ToolReturnPart) or carried_reference(part.content) is not None:
+        return None
+    data = pydantic_core.to_json(part.content)
+    return data if len(data) >= MIN_CARRIED_BY_REFERENCE else None
 
 
 ConversationReader = Callable[[Client, str, str], Awaitable[list[ModelMessage]]]
