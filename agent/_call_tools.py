@@ -118,8 +118,8 @@ async def handle_response(
     else:
         await _run_function_calls(function_calls, resolved, metadata, manager, step, state, deps)
 
-    while step.has_deferred:
-        requests = DeferredToolRequests(calls=step.deferred_calls, approvals=step.approvals, metadata=step.metadata)
+    if step.has_deferred:
+        requests = _deferred_requests(step)
         from .capabilities._deferred_handler import resolve_deferred_tool_calls
 
         # Capabilities (`handle_deferred_tool_calls`) answer first; the ports wait for the rest, or can't.
@@ -129,12 +129,20 @@ async def handle_response(
         waiting = step.deferred_calls + step.approvals
         step.deferred_calls, step.approvals, step.metadata = [], [], {}
         await _run_function_calls(waiting, results.to_tool_call_results(), results.metadata, manager, step, state, deps)
+        if step.has_deferred:
+            # Calls left unanswered, or approved and deferred again by the tool: they are asked about once per
+            # step (asking again would get the same answer for ever), so they end the run as requests.
+            return _end_with_deferred(_deferred_requests(step), step, calls, state, deps)
 
     parts = step.ordered_parts(calls)
     if final is not None:
         state.message_history.append(_stamped(ModelRequest(parts=parts), state))
         return End(final)
     return ModelRequestNode(ModelRequest(parts=parts))
+
+
+def _deferred_requests(step: _StepResults) -> DeferredToolRequests:
+    return DeferredToolRequests(calls=step.deferred_calls, approvals=step.approvals, metadata=step.metadata)
 
 
 def _is_deferred_kind(call: ToolCallPart, manager: ToolManager[Any]) -> bool:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Generator
 from contextlib import contextmanager
 
+from ._http_client import DEFAULT_HTTP_TIMEOUT, cached_async_http_client, create_async_http_client
 from ._infer import KnownModelName, infer_model, register_model_provider
 from ._model import Model
 from ._parts_manager import ModelResponsePartsManager
@@ -34,6 +35,7 @@ from ._streamed import StreamedResponse
 
 __all__ = (
     'ALLOW_MODEL_REQUESTS',
+    'DEFAULT_HTTP_TIMEOUT',
     'KnownModelName',
     'Model',
     'ModelProfile',
@@ -43,7 +45,9 @@ __all__ = (
     'OutputObjectDefinition',
     'StreamedResponse',
     'StructuredOutputMode',
+    'cached_async_http_client',
     'check_allow_model_requests',
+    'create_async_http_client',
     'infer_model',
     'override_allow_model_requests',
     'register_model_provider',

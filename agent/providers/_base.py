@@ -18,10 +18,11 @@ import httpx2
 from typing_extensions import TypeVar
 
 from agent.exceptions import UserError
+from agent.models._http_client import DEFAULT_HTTP_TIMEOUT
 
 __all__ = ('DEFAULT_TIMEOUT', 'Provider', 'default_http_client', 'env_api_key')
 
-DEFAULT_TIMEOUT = httpx2.Timeout(600, connect=5)
+DEFAULT_TIMEOUT = httpx2.Timeout(DEFAULT_HTTP_TIMEOUT, connect=5)
 """Model responses can take minutes (long outputs, thinking), while a connection should open quickly."""
 
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx2.AsyncClient] = weakref.WeakKeyDictionary()

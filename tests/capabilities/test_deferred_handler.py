@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent import Agent, DeferredToolRequests, DeferredToolResults, RunContext
+from agent import Agent, ApprovalRequired, DeferredToolRequests, DeferredToolResults, RunContext
 from agent.capabilities import HandleDeferredToolCalls, Hooks
 from agent.messages import ToolCallPart, ToolReturnPart
 from tests._agent_helpers import calls, parts_of, scripted, text
@@ -80,3 +80,45 @@ async def test_hooks_deferred_tool_calls_functions_each_see_what_the_previous_le
     returns = parts_of(result.new_messages(), ToolReturnPart)
     assert returns[0].content == 'deleted a'
     assert 'denied' in str(returns[1].content).lower()
+
+
+async def test_calls_a_handler_leaves_unanswered_are_asked_about_once_then_end_the_run():
+    asked: list[list[str]] = []
+
+    def approve_a_only(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        asked.append([c.tool_call_id for c in requests.approvals])
+        return requests.build_results(
+            approvals={c.tool_call_id: True for c in requests.approvals if c.args_as_dict()['name'] == 'a'}
+        )
+
+    agent = approval_agent(HandleDeferredToolCalls(approve_a_only), output_type=[str, DeferredToolRequests])
+    result = await agent.run('clean up')
+
+    assert asked == [['c1', 'c2']]
+    assert isinstance(result.output, DeferredToolRequests)
+    assert [c.tool_call_id for c in result.output.approvals] == ['c2']
+    assert [p.content for p in parts_of(result.all_messages(), ToolReturnPart)] == ['deleted a']
+
+
+async def test_a_tool_that_defers_again_after_its_approval_ends_the_run_instead_of_being_approved_for_ever():
+    asked: list[list[str]] = []
+
+    def approve_all(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults:
+        asked.append([c.tool_call_id for c in requests.approvals])
+        return requests.build_results(approve_all=True)
+
+    agent = Agent(
+        scripted(calls(ToolCallPart('publish', {}, 'p1')), text('published')),
+        output_type=[str, DeferredToolRequests],
+        capabilities=[HandleDeferredToolCalls(approve_all)],
+    )
+
+    @agent.tool_plain
+    def publish() -> str:
+        raise ApprovalRequired  # even once approved: a second sign-off is needed
+
+    result = await agent.run('publish it')
+
+    assert asked == [['p1']]
+    assert isinstance(result.output, DeferredToolRequests)
+    assert [c.tool_call_id for c in result.output.approvals] == ['p1']
