@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias, TypeGuard
 from urllib.parse import urlparse
 
 import pydantic
@@ -31,12 +31,14 @@ from ._media_types import (
 )
 
 __all__ = (
+    'MULTI_MODAL_CONTENT_TYPES',
     'AudioUrl',
     'BinaryContent',
     'BinaryImage',
     'CachePoint',
     'DocumentUrl',
     'FileUrl',
+    'ForceDownloadMode',
     'ImageUrl',
     'MultiModalContent',
     'TextContent',
@@ -45,8 +47,14 @@ __all__ = (
     'UploadedFileProviderName',
     'UserContent',
     'VideoUrl',
+    'is_multi_modal_content',
     'prompt_items',
 )
+
+
+ForceDownloadMode: TypeAlias = bool | Literal['allow-local']
+"""Whether a file URL is downloaded and sent as bytes: `'allow-local'` is `True` that may also reach addresses on
+loopback and private networks (the server's own neighbourhood), which a plain `True` must not."""
 
 
 @dataclass(repr=False)
@@ -56,8 +64,8 @@ class FileUrl:
     url: str
     """The URL of the file."""
     _: KW_ONLY
-    force_download: bool = False
-    """Download the file locally and send its bytes instead of the URL."""
+    force_download: ForceDownloadMode = False
+    """Download the file locally and send its bytes instead of the URL (`'allow-local'`: from local addresses too)."""
     vendor_metadata: dict[str, Any] | None = None
     """Provider-specific metadata (e.g. image detail level)."""
     media_type: str | None = None
@@ -398,6 +406,15 @@ MultiModalContent: TypeAlias = Annotated[
     ImageUrl | AudioUrl | DocumentUrl | VideoUrl | BinaryContent | UploadedFile, pydantic.Discriminator('kind')
 ]
 """Any non-text user content."""
+
+MULTI_MODAL_CONTENT_TYPES: tuple[type, ...] = (ImageUrl, AudioUrl, DocumentUrl, VideoUrl, BinaryContent, UploadedFile)
+"""The classes of `MultiModalContent`, for `isinstance` checks (an annotated union cannot be one)."""
+
+
+def is_multi_modal_content(obj: object) -> TypeGuard[MultiModalContent]:
+    """Whether `obj` is non-text user content (a file URL, binary content or an uploaded file)."""
+    return isinstance(obj, MULTI_MODAL_CONTENT_TYPES)
+
 
 UserContent: TypeAlias = str | TextContent | MultiModalContent | CachePoint
 """One item of a user prompt: text, text with metadata, multi-modal content or a cache point."""

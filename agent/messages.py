@@ -16,12 +16,14 @@ from __future__ import annotations
 import pydantic
 
 from ._content import (
+    MULTI_MODAL_CONTENT_TYPES,
     AudioUrl,
     BinaryContent,
     BinaryImage,
     CachePoint,
     DocumentUrl,
     FileUrl,
+    ForceDownloadMode,
     ImageUrl,
     MultiModalContent,
     TextContent,
@@ -30,6 +32,7 @@ from ._content import (
     UploadedFileProviderName,
     UserContent,
     VideoUrl,
+    is_multi_modal_content,
 )
 from ._events import (
     AgentStreamEvent,
@@ -88,9 +91,11 @@ from ._parts import (
     tool_return_content_str,
 )
 from ._tool_parts import INVALID_JSON_KEY
+from .usage import RequestUsage
 
 __all__ = (
     'INVALID_JSON_KEY',
+    'MULTI_MODAL_CONTENT_TYPES',
     'AgentStreamEvent',
     'AudioFormat',
     'AudioMediaType',
@@ -110,6 +115,7 @@ __all__ = (
     'FileUrl',
     'FinalResultEvent',
     'FinishReason',
+    'ForceDownloadMode',
     'FunctionToolCallEvent',
     'FunctionToolResultEvent',
     'HandleResponseEvent',
@@ -134,6 +140,7 @@ __all__ = (
     'PartDeltaEvent',
     'PartEndEvent',
     'PartStartEvent',
+    'RequestUsage',
     'RetryPromptPart',
     'SystemPromptPart',
     'TextContent',
@@ -155,6 +162,7 @@ __all__ = (
     'VideoFormat',
     'VideoMediaType',
     'VideoUrl',
+    'is_multi_modal_content',
     'tool_return_content_str',
 )
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent.messages import (
+    MULTI_MODAL_CONTENT_TYPES,
     AudioUrl,
     BinaryContent,
     BinaryImage,
@@ -22,6 +23,7 @@ from agent.messages import (
     UploadedFile,
     UserPromptPart,
     VideoUrl,
+    is_multi_modal_content,
 )
 from agent.models._anthropic_messages import anthropic_messages
 from agent.models._openai_chat_messages import user_content
@@ -134,3 +136,18 @@ def test_anthropic_requests_carry_text_content_as_a_text_block() -> None:
     _, messages = anthropic_messages([request])
 
     assert messages == [{'role': 'user', 'content': [{'type': 'text', 'text': 'hello'}]}]
+
+
+def test_is_multi_modal_content_tells_files_from_text_and_cache_points() -> None:
+    files = [
+        ImageUrl('https://example.com/cat.jpg'),
+        AudioUrl('https://example.com/talk.mp3'),
+        DocumentUrl('https://example.com/notes.pdf'),
+        VideoUrl('https://example.com/clip.mov'),
+        BinaryContent(PNG, media_type='image/png'),
+        BinaryImage(PNG, media_type='image/png'),
+        UploadedFile('file-1', 'openai'),
+    ]
+    assert all(is_multi_modal_content(item) for item in files)
+    assert not any(is_multi_modal_content(item) for item in ['text', TextContent('text'), CachePoint(), None])
+    assert all(isinstance(item, MULTI_MODAL_CONTENT_TYPES) for item in files)
