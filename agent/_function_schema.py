@@ -283,6 +283,22 @@ def function_schema(
     )
 
 
+def _takes_ctx(function: Callable[..., Any]) -> bool:  # pyright: ignore[reportUnusedFunction]
+    """Whether `function`'s first parameter is annotated as a `RunContext` (what `takes_ctx=None` infers).
+
+    Works for functions, partials, bound and static methods and callable instances; anything whose
+    signature cannot be read (some builtins) takes no context.
+    """
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return False
+    parameters = list(signature.parameters.values())
+    if not parameters:
+        return False
+    return _is_run_context(_type_hints(function, signature)[parameters[0].name])
+
+
 def _field_type(annotation: Any, default: Any, doc_description: str | None) -> tuple[Any, bool]:
     """Return the `TypedDict` field type for a parameter, and whether the parameter has a description."""
     if default is inspect.Parameter.empty:
