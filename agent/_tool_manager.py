@@ -9,43 +9,92 @@ Every failure the model can fix (bad JSON, schema errors, `ModelRetry`, a timeou
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 import pydantic
 from typing_extensions import TypeVar
 
 from ._parts import RetryPromptPart, ToolCallPart
-from ._ports import RunPorts
+from ._ports import RunPorts, current_ports
 from ._run_context import RunContext
 from ._tool_def import ToolDefinition
 from .capabilities import run_with_tool_validate_hooks
-from .exceptions import ModelRetry, ToolRetriesExhausted, ToolRetryError
+from .exceptions import ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 
 if TYPE_CHECKING:
     from .capabilities import AbstractCapability
     from .toolsets import AbstractToolset, ToolsetTool
 
-__all__ = ('ToolManager',)
+__all__ = ('ParallelExecutionMode', 'ToolManager')
 
 DepsT = TypeVar('DepsT', default=None)
 
 
-@dataclass
-class ToolManager(Generic[DepsT]):
-    """The tools for one run step, with validation and execution of calls to them."""
+ParallelExecutionMode = Literal['parallel', 'sequential', 'parallel_ordered_events']
+"""How the calls of one model response run: all at once, one by one, or all at once with their events in order."""
 
-    ctx: RunContext[DepsT]
-    """The run context of the step."""
+
+class ToolManager(Generic[DepsT]):
+    """The tools for one run step, with validation and execution of calls to them.
+
+    `ToolManager(toolset)` is not yet bound to a step: `await manager.for_run_step(ctx)` returns the manager
+    of that step (with the toolset's tools fetched), and the manager of each next step is made from the
+    previous one, so the retries a step used carry over.
+    """
+
     toolset: AbstractToolset[DepsT]
     """The run's assembled (non-output) toolset."""
     capability: AbstractCapability[DepsT]
-    """The run's combined capability (hooks)."""
+    """The run's combined capability (hooks); one without hooks if none was given."""
     ports: RunPorts
     """Where tool executions are performed."""
-    tools: dict[str, ToolsetTool[DepsT]] = field(default_factory=dict[str, 'ToolsetTool[DepsT]'])
+    tools: dict[str, ToolsetTool[DepsT]]
     """The step's tools by name, after `get_tools`."""
-    _failed_this_step: set[str] = field(default_factory=set[str])
+    failed_tools: set[str]
+    """The tools that failed on this step (several failures of one tool in one step cost one retry)."""
+    default_max_retries: int
+    """How many retries a tool whose toolset sets none gets."""
+
+    def __init__(
+        self,
+        toolset: AbstractToolset[DepsT],
+        root_capability: AbstractCapability[DepsT] | None = None,
+        ctx: RunContext[DepsT] | None = None,
+        tools: dict[str, ToolsetTool[DepsT]] | None = None,
+        *,
+        ports: RunPorts | None = None,
+        default_max_retries: int = 1,
+    ) -> None:
+        from .capabilities import CombinedCapability
+
+        self.toolset = toolset
+        self.capability = root_capability if root_capability is not None else CombinedCapability([])
+        self._ctx = ctx
+        self.tools = tools if tools is not None else {}
+        self.ports = ports if ports is not None else current_ports()
+        self.failed_tools = set()
+        self.default_max_retries = default_max_retries
+
+    def __repr__(self) -> str:
+        step = self._ctx.run_step if self._ctx is not None else None
+        return f'{type(self).__name__}(toolset={self.toolset!r}, run_step={step!r}, tools={sorted(self.tools)!r})'
+
+    @property
+    def root_capability(self) -> AbstractCapability[DepsT]:
+        """The run's combined capability (the name Pydantic AI gives `capability`)."""
+        return self.capability
+
+    @property
+    def ctx(self) -> RunContext[DepsT]:
+        """The run context of the step.
+
+        Raises:
+            UserError: the manager is not bound to a step yet (call `for_run_step` first).
+        """
+        if self._ctx is None:
+            raise UserError('This ToolManager is not bound to a run step yet: use `await manager.for_run_step(ctx)`.')
+        return self._ctx
 
     @classmethod
     async def for_step(
@@ -57,7 +106,37 @@ class ToolManager(Generic[DepsT]):
     ) -> ToolManager[DepsT]:
         """Fetch the toolset's tools for this step."""
         tools = await toolset.get_tools(ctx)
-        return cls(ctx=ctx, toolset=toolset, capability=capability, ports=ports, tools=tools)
+        return cls(toolset, capability, ctx, tools, ports=ports)
+
+    async def for_run_step(self, ctx: RunContext[DepsT]) -> ToolManager[DepsT]:
+        """The manager of the step `ctx` is on: this one if it already is, else a new one with the tools fetched.
+
+        The new step's context starts from the retries counted so far (a failure is counted when it happens),
+        and its `tool_manager` is the new manager, so tools can call other tools through it.
+        """
+        if self._ctx is not None:
+            if ctx.run_step == self._ctx.run_step:
+                return self
+            ctx = replace(ctx, retries=dict(self._ctx.retries))
+        toolset = await self.toolset.for_run_step(ctx)
+        manager = type(self)(
+            toolset,
+            self.capability,
+            ctx,
+            await toolset.get_tools(ctx),
+            ports=self.ports,
+            default_max_retries=self.default_max_retries,
+        )
+        ctx.tool_manager = manager
+        return manager
+
+    def get_parallel_execution_mode(self, calls: list[ToolCallPart]) -> ParallelExecutionMode:
+        """`'sequential'` if any of `calls` is to a tool marked `sequential`, else `'parallel'`."""
+        for call in calls:
+            tool_def = self.get_tool_def(call.tool_name)
+            if tool_def is not None and tool_def.sequential:
+                return 'sequential'
+        return 'parallel'
 
     @property
     def tool_defs(self) -> list[ToolDefinition]:
@@ -90,14 +169,14 @@ class ToolManager(Generic[DepsT]):
             prompt = replace(content.tool_retry, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
         else:
             prompt = RetryPromptPart(content, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-        if call.tool_name in self._failed_this_step:
+        if call.tool_name in self.failed_tools:
             # Several failing calls of one tool in one response cost a single retry.
             return ToolRetryError(prompt)
         used = self.ctx.retries.get(call.tool_name, 0)
         if used >= tool.max_retries:
             raise ToolRetriesExhausted(call.tool_name, tool.max_retries, prompt)
         self.ctx.retries[call.tool_name] = used + 1
-        self._failed_this_step.add(call.tool_name)
+        self.failed_tools.add(call.tool_name)
         return ToolRetryError(prompt)
 
     def unknown_tool_prompt(self, call: ToolCallPart) -> RetryPromptPart:
@@ -111,9 +190,12 @@ class ToolManager(Generic[DepsT]):
         )
 
     async def validate_call(
-        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None
+        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None, wrap_validation_errors: bool = True
     ) -> dict[str, Any]:
         """Validate a call's arguments (with the tool-validate hooks).
+
+        With `wrap_validation_errors=False` a `ValidationError` or `ModelRetry` propagates as it is and no retry
+        is counted (for code that calls tools itself and wants the original error).
 
         Raises:
             ToolRetryError: the arguments are invalid (or a validator raised `ModelRetry`).
@@ -139,14 +221,14 @@ class ToolManager(Generic[DepsT]):
             return await run_with_tool_validate_hooks(
                 self.capability, ctx, call=call, tool_def=tool.tool_def, args=raw_args, validate=validate
             )
-        except pydantic.ValidationError as exc:
-            raise self._retry(call, tool, exc.errors(include_url=False, include_context=False)) from exc
-        except ModelRetry as exc:
-            raise self._retry(call, tool, exc.message) from exc
-        except ToolRetryError as exc:
-            raise self._retry(call, tool, exc) from exc
+        except (pydantic.ValidationError, ModelRetry, ToolRetryError) as exc:
+            if not wrap_validation_errors:
+                raise
+            raise self._retry(call, tool, _retry_content(exc)) from exc
 
-    async def handle_call(self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None) -> Any:
+    async def handle_call(
+        self, call: ToolCallPart, *, approved: bool = False, metadata: Any = None, wrap_validation_errors: bool = True
+    ) -> Any:
         """Validate a call's arguments and execute it: what the run does for each function tool call.
 
         For code that calls the step's tools itself (`ctx.tool_manager`), e.g. a tool that runs other tools.
@@ -156,14 +238,22 @@ class ToolManager(Generic[DepsT]):
                 error's `tool_retry` is the prompt to send back to the model.
             ToolRetriesExhausted: the tool's retries are used up.
             ApprovalRequired, CallDeferred: the tool deferred the call.
+            pydantic.ValidationError, ModelRetry: with `wrap_validation_errors=False`, instead of a counted retry.
         """
         if call.tool_name not in self.tools:
             raise ToolRetryError(self.unknown_tool_prompt(call))
-        args = await self.validate_call(call, approved=approved, metadata=metadata)
-        return await self.execute_call(call, args, approved=approved, metadata=metadata)
+        wrap = wrap_validation_errors
+        args = await self.validate_call(call, approved=approved, metadata=metadata, wrap_validation_errors=wrap)
+        return await self.execute_call(call, args, approved=approved, metadata=metadata, wrap_validation_errors=wrap)
 
     async def execute_call(
-        self, call: ToolCallPart, args: dict[str, Any], *, approved: bool = False, metadata: Any = None
+        self,
+        call: ToolCallPart,
+        args: dict[str, Any],
+        *,
+        approved: bool = False,
+        metadata: Any = None,
+        wrap_validation_errors: bool = True,
     ) -> Any:
         """Execute a validated call through the run's ports (with the tool-execute hooks and the tool's timeout).
 
@@ -184,12 +274,20 @@ class ToolManager(Generic[DepsT]):
             if not deadline.expired():
                 raise  # the tool's own TimeoutError, not our deadline
             raise self._retry(call, tool, f'Timed out after {timeout} seconds.') from exc
-        except ModelRetry as exc:
-            raise self._retry(call, tool, exc.message) from exc
-        except ToolRetryError as exc:
-            raise self._retry(call, tool, exc) from exc
-        except pydantic.ValidationError as exc:
-            # A tool-execute hook validating the arguments or the result: the model gets the errors to fix.
-            raise self._retry(call, tool, exc.errors(include_url=False, include_context=False)) from exc
+        except (pydantic.ValidationError, ModelRetry, ToolRetryError) as exc:
+            # A ValidationError comes from a tool-execute hook validating the arguments or the result: the model
+            # gets the errors to fix.
+            if not wrap_validation_errors:
+                raise
+            raise self._retry(call, tool, _retry_content(exc)) from exc
         self.ctx.retries.pop(call.tool_name, None)
         return result
+
+
+def _retry_content(exc: pydantic.ValidationError | ModelRetry | ToolRetryError) -> Any:
+    """What a retry prompt for `exc` says (a `ToolRetryError` carries a prompt of its own)."""
+    if isinstance(exc, pydantic.ValidationError):
+        return exc.errors(include_url=False, include_context=False)
+    if isinstance(exc, ModelRetry):
+        return exc.message
+    return exc
