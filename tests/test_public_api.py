@@ -350,6 +350,7 @@ CORE_API: dict[str, set[str]] = {
     'agent.settings': {
         'ModelSettings',
         'ThinkingEffort',
+        'ThinkingLevel',
         'ToolChoice',
         'ToolChoiceScalar',
         'ToolOrOutput',
@@ -437,6 +438,10 @@ CORE_API: dict[str, set[str]] = {
         'get_concurrency_context',
         'limiter_slot',
         'normalize_to_limiter',
+    },
+    'agent.tool_manager': {
+        'ParallelExecutionMode',
+        'ToolManager',
     },
     'agent.run': {
         'AgentNodeT',
