@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any, Generic
 from typing_extensions import TypeVar
 
 from ._content import UserContent
-from ._deferred import DeferredToolResults
+from ._deferred import DeferredToolResult, DeferredToolResults
 from ._env import now_utc
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, resolve_settings
+from ._message_merge import merge_consecutive_requests
 from ._model_request_context import ModelRequestContext
 from ._parts import (
     ModelMessage,
@@ -31,6 +32,7 @@ from ._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from ._pending_messages import drain_pending, merge_requests
 from ._ports import RunPorts
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import PendingMessage, RunContext
@@ -173,40 +175,38 @@ def _stamp(message: ModelRequest | ModelResponse, state: GraphAgentState) -> Non
     message.conversation_id = message.conversation_id or state.conversation_id
 
 
-def _merge_requests(base: ModelRequest | None, parts: Sequence[ModelRequestPart]) -> ModelRequest:
-    if base is None:
-        return ModelRequest(parts=list(parts))
-    return replace(base, parts=[*base.parts, *parts])
+def _resume_with_results(
+    history: list[ModelMessage], results: DeferredToolResults, user_prompt: str | Sequence[UserContent] | None
+) -> CallToolsNode[Any, Any]:
+    """Resume from the last response's tool calls with `results` (the requests after it hold earlier results).
 
-
-def drain_pending(
-    deps: GraphAgentDeps[Any, Any], request: ModelRequest | None, *, include_idle: bool
-) -> tuple[list[ModelMessage], ModelRequest | None]:
-    """Take queued messages out of the run's queue.
-
-    Returns messages to insert before the request and the request extended with queued request parts.
-    `'asap'` messages always drain; `'when_idle'` ones only with `include_idle` (the run would end).
+    Raises:
+        UserError: the history has no response with tool calls to answer.
     """
-    queue = deps.pending_messages
-    chosen = [m for m in queue if m.priority == 'asap']
-    if include_idle and not chosen:
-        chosen = [m for m in queue if m.priority == 'when_idle']
-    if not chosen:
-        return [], request
-    for item in chosen:
-        queue.remove(item)
-    messages = [item.message for item in chosen]
-    # A trailing request merges into the request about to be sent; earlier messages go before it.
-    before: list[ModelMessage] = []
-    if request is not None and messages and isinstance(messages[0], ModelRequest):
-        request = _merge_requests(request, messages[0].parts)
-        messages = messages[1:]
-    if messages:
-        before = [request, *messages[:-1]] if request is not None else list(messages[:-1])
-        last = messages[-1]
-        assert isinstance(last, ModelRequest)
-        request = last
-    return before, request
+    if not history:
+        raise UserError('Tool call results were provided, but the message history is empty.')
+    index = next((i for i in range(len(history) - 1, -1, -1) if isinstance(history[i], ModelResponse)), None)
+    if index is None:
+        raise UserError('Tool call results were provided, but the message history does not contain a `ModelResponse`.')
+    response = history[index]
+    assert isinstance(response, ModelResponse)
+    if not response.tool_calls:
+        raise UserError(
+            'Tool call results were provided, but the message history does not contain any unprocessed tool calls.'
+        )
+    answered = frozenset(
+        part.tool_call_id
+        for message in history[index + 1 :]
+        for part in message.parts
+        if isinstance(part, ToolReturnPart | RetryPromptPart) and part.tool_call_id
+    )
+    return CallToolsNode(
+        response,
+        tool_call_results=results.to_tool_call_results(),
+        tool_call_metadata=results.metadata or None,
+        user_prompt=user_prompt,
+        answered_call_ids=answered,
+    )
 
 
 class _AgentNode(
@@ -243,32 +243,17 @@ class UserPromptNode(_AgentNode[DepsT, OutputT]):
             prompt_parts.append(UserPromptPart(self.user_prompt))
 
         if deps.deferred_tool_results is not None:
-            prior: list[ModelRequestPart] = []
-            if history and isinstance(history[-1], ModelRequest):
-                trailing = history[-1]
-                if not all(isinstance(p, ToolReturnPart | RetryPromptPart) for p in trailing.parts):
-                    raise UserError(
-                        'deferred_tool_results were given, but the message history does not end with the tool '
-                        'calls they answer; pass the history of the run that returned DeferredToolRequests.'
-                    )
-                history.pop()
-                deps.new_message_index = min(deps.new_message_index, len(history))
-                prior = list(trailing.parts)
-            if not history or not isinstance(history[-1], ModelResponse) or not history[-1].tool_calls:
-                raise UserError(
-                    'deferred_tool_results were given, but the message history does not end with a model '
-                    'response containing tool calls; pass the history of the run that returned DeferredToolRequests.'
-                )
-            return CallToolsNode(history[-1], resumed_parts=[*prior, *prompt_parts])
+            results, deps.deferred_tool_results = deps.deferred_tool_results, None
+            return _resume_with_results(history, results, self.user_prompt)
 
         last = history[-1] if history else None
         if isinstance(last, ModelResponse) and last.tool_calls:
             if self.user_prompt is not None:
                 names = ', '.join(sorted({c.tool_name for c in last.tool_calls}))
                 raise UserError(
-                    f'The message history ends with tool calls ({names}) that have no results, so a new prompt cannot '
-                    'be sent. Pass deferred_tool_results with their results (or approvals) to resume the run, or '
-                    'resume without a prompt to run them.'
+                    'Cannot provide a new user prompt when the message history contains unprocessed tool calls. '
+                    f'The calls ({names}) have no results: pass deferred_tool_results with their results (or '
+                    'approvals) to resume the run, or resume without a prompt to run them.'
                 )
             # Resuming without a prompt from a response whose tool calls never ran: run them now.
             return CallToolsNode(last)
@@ -291,14 +276,16 @@ class UserPromptNode(_AgentNode[DepsT, OutputT]):
         else:
             await refresh_dynamic_system_prompts(state, deps)
         parts.extend(prompt_parts)
-        if isinstance(last, ModelRequest):
-            if self.user_prompt is None and (resumed_prompt := user_content(last)) is not None:
+        if isinstance(last, ModelRequest) and self.user_prompt is None:
+            if (resumed_prompt := user_content(last)) is not None:
                 # The run continues the request the history ends with, so that request's prompt is the run's prompt.
                 deps.prompt = resumed_prompt
-            # The history ends with a request that never got an answer: send it again with the new parts.
-            request = _merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
-            deps.new_message_index = min(deps.new_message_index, len(history))
+            # The history ends with a request that never got an answer: it is sent again (as part of the history
+            # given, not as a new message of this run: `new_message_index` stays after it).
+            request = merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
         else:
+            # A new prompt after a trailing request (tool results, say) is a request of its own; the model gets the
+            # two as one request (see `merge_trailing_requests`).
             request = ModelRequest(parts=parts)
         return ModelRequestNode(request)
 
@@ -340,7 +327,7 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         params = _request_parameters(deps, tool_defs, await _native_tools(deps, ctx))
         request_context = ModelRequestContext(
             model=deps.model,
-            messages=list(state.message_history),
+            messages=merge_consecutive_requests(state.message_history),
             model_settings=settings,
             model_request_parameters=params,
         )
@@ -446,8 +433,14 @@ class CallToolsNode(_AgentNode[DepsT, OutputT]):
 
     model_response: ModelResponse
     """The response to handle."""
-    resumed_parts: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
-    """Results already known for some calls (when resuming with deferred tool results)."""
+    tool_call_results: dict[str, DeferredToolResult] | None = None
+    """When resuming with deferred tool results: the results of the calls still open, normalized."""
+    tool_call_metadata: dict[str, dict[str, Any]] | None = None
+    """When resuming: metadata per tool call id, for the tools as `ctx.tool_call_metadata`."""
+    user_prompt: str | Sequence[UserContent] | None = None
+    """When resuming: the new prompt, sent after the tool results."""
+    answered_call_ids: frozenset[str] = frozenset()
+    """When resuming: the calls a previous run already answered (in the requests after the response)."""
 
     def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
         """Run the node now, streaming its tool calls and results: `async with node.stream(agent_run.ctx) as events:`.

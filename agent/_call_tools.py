@@ -1,56 +1,47 @@
-"""Handling a model response: output tools, function tools (parallel or sequential), deferred calls, text output."""
+"""Handling a model response's tool calls: function tools (parallel or sequential), deferred calls, and their order.
+
+Output tool calls and text output are handled by `_call_output`.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import pydantic
-
 from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
+from ._call_output import handle_output_calls, handle_text
 from ._content import ToolReturn
 from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, ToolDenied
 from ._env import now_utc
-from ._events import FunctionToolCallEvent, FunctionToolResultEvent, OutputToolCallEvent, OutputToolResultEvent
-from ._output_pipeline import process_text_output, process_tool_output
-from ._parts import (
-    ModelRequest,
-    ModelRequestPart,
-    ModelResponse,
-    RetryPromptPart,
-    ThinkingPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
-from ._run_context import RunContext
+from ._events import FunctionToolCallEvent, FunctionToolResultEvent
+from ._parts import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from ._tool_manager import ToolManager
-from ._unusable_response import check_incomplete_tool_call, check_unusable_response, no_output_message, recover_text
-from .exceptions import (
-    ApprovalRequired,
-    CallDeferred,
-    ModelRetry,
-    ToolRetriesExhausted,
-    ToolRetryError,
-    UserError,
-)
+from ._unusable_response import check_incomplete_tool_call
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 from .graph import End
 from .result import FinalResult
 
 __all__ = ('handle_response',)
 
-OUTPUT_NOT_USED = 'Output tool not used - a final result was already processed.'
 TOOL_NOT_EXECUTED = 'Tool not executed - a final result was already processed.'
-FINAL_RESULT_PROCESSED = 'Final result processed.'
 
 
 @dataclass
 class _StepResults:
-    """What handling the tool calls of one response produced."""
+    """What handling the tool calls of one response produced.
 
+    The request answering the calls lists their results phase by phase, as Pydantic AI does: output tools, then the
+    function (and unknown, and resumed deferred) tools, then the deferred tools' validation failures, then the calls
+    a deferred-call handler answered; within a phase in call order, each phase's `ToolReturn` content after its
+    results.
+    """
+
+    done: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
+    """The results so far, in the order the request lists them."""
     parts: dict[str, ModelRequestPart] = field(default_factory=dict[str, ModelRequestPart])
+    """The results of the phase under way, by call id (its calls finish in any order)."""
     extra: list[ModelRequestPart] = field(default_factory=list[ModelRequestPart])
     deferred_calls: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
     approvals: list[ToolCallPart] = field(default_factory=list[ToolCallPart])
@@ -67,9 +58,20 @@ class _StepResults:
     def has_deferred(self) -> bool:
         return bool(self.deferred_calls or self.approvals)
 
-    def ordered_parts(self, calls: Sequence[ToolCallPart]) -> list[ModelRequestPart]:
-        ordered = [self.parts[c.tool_call_id] for c in calls if c.tool_call_id in self.parts]
-        return [*ordered, *self.extra]
+    def flush(self, calls: Sequence[ToolCallPart]) -> None:
+        """End a phase: its results in call order, then its extra parts; its deferred calls in call order too."""
+        self.done.extend(self.parts.pop(c.tool_call_id) for c in calls if c.tool_call_id in self.parts)
+        self.done.extend(self.extra)
+        self.extra = []
+        position = {c.tool_call_id: i for i, c in enumerate(calls)}
+        for waiting in (self.deferred_calls, self.approvals):
+            # Calls deferred by earlier phases keep their place; this phase's go after them in call order.
+            waiting.sort(key=lambda c: position.get(c.tool_call_id, -1))
+
+    def take_deferred(self) -> DeferredToolRequests:
+        requests = DeferredToolRequests(calls=self.deferred_calls, approvals=self.approvals, metadata=self.metadata)
+        self.deferred_calls, self.approvals, self.metadata = [], [], {}
+        return requests
 
 
 async def handle_response(
@@ -84,70 +86,90 @@ async def handle_response(
         deps.tool_manager = manager
     calls = response.tool_calls
     if not calls:
-        return await _handle_text(response, state, deps, manager)
+        return await handle_text(response, state, deps, manager)
+
+    kinds = _by_kind(calls, manager, deps)
+    resuming = node.tool_call_results is not None
+    resolved: dict[str, DeferredToolResult] = {}
+    if node.tool_call_results is not None:
+        to_check = [*kinds['function'], *kinds['unknown'], *kinds['external'], *kinds['unapproved']]
+        resolved = _check_resumed_results(node.tool_call_results, node.answered_call_ids, to_check)
+    metadata = node.tool_call_metadata or {}
 
     step = _StepResults()
-    known = {p.tool_call_id: p for p in node.resumed_parts if isinstance(p, ToolReturnPart | RetryPromptPart)}
-    step.parts.update(known)
-    step.extra.extend(p for p in node.resumed_parts if not isinstance(p, ToolReturnPart | RetryPromptPart))
-    resolved: dict[str, DeferredToolResult] = {}
-    metadata: dict[str, dict[str, Any]] = {}
-    if deps.deferred_tool_results is not None:
-        resolved = deps.deferred_tool_results.to_tool_call_results()
-        metadata = deps.deferred_tool_results.metadata
-        _check_resolved_ids(resolved, calls, known)
-        deps.deferred_tool_results = None
-
-    pending = [c for c in calls if c.tool_call_id not in step.parts]
-    final = await _handle_output_calls(
-        [c for c in pending if c.tool_name in deps.output_schema.tools], step, state, deps
-    )
-    function_calls = [c for c in pending if c.tool_name not in deps.output_schema.tools]
-    if final is not None:
-        # With a final result, nothing waits for a human or an external system: those calls are answered
-        # "not executed" (with 'exhaustive', the other function tools still run).
-        skipped = function_calls
-        if deps.end_strategy != 'early':
-            skipped = [c for c in function_calls if _is_deferred_kind(c, manager) and c.tool_call_id not in resolved]
-            runnable = [c for c in function_calls if c not in skipped]
-            await _run_function_calls(runnable, resolved, metadata, manager, step, state, deps)
-            skipped += [*step.deferred_calls, *step.approvals]
-            step.deferred_calls, step.approvals, step.metadata = [], [], {}
-        for call in skipped:
-            step.parts[call.tool_call_id] = ToolReturnPart(call.tool_name, TOOL_NOT_EXECUTED, call.tool_call_id)
+    final = await handle_output_calls(kinds['output'], step.done, state, deps)
+    to_run: list[ToolCallPart] = []
+    if final is not None and deps.end_strategy == 'early':
+        step.done.extend(ToolReturnPart(c.tool_name, TOOL_NOT_EXECUTED, c.tool_call_id) for c in kinds['function'])
     else:
-        await _run_function_calls(function_calls, resolved, metadata, manager, step, state, deps)
+        to_run.extend(kinds['function'])
+    to_run.extend(kinds['unknown'])
+    if resuming:
+        # Deferred calls "run" by taking their results; those a previous run answered are not run again.
+        to_run.extend(kinds['external'])
+        to_run.extend(kinds['unapproved'])
+        to_run = [c for c in to_run if c.tool_call_id not in node.answered_call_ids]
+    await _run_function_calls(to_run, resolved, metadata, manager, step, state, deps)
+    step.flush(to_run)
 
+    if not resuming:
+        deferred_kind = [*kinds['external'], *kinds['unapproved']]
+        if final is not None:
+            step.done.extend(ToolReturnPart(c.tool_name, TOOL_NOT_EXECUTED, c.tool_call_id) for c in deferred_kind)
+        else:
+            await _run_function_calls(deferred_kind, {}, {}, manager, step, state, deps)
+            step.flush(deferred_kind)
+
+    if final is not None and step.has_deferred:
+        # With a final result nothing waits for a human or an external system (a tool that deferred itself with
+        # 'exhaustive'): those calls are answered "not executed".
+        skipped = step.take_deferred()
+        step.done.extend(
+            ToolReturnPart(c.tool_name, TOOL_NOT_EXECUTED, c.tool_call_id) for c in [*skipped.calls, *skipped.approvals]
+        )
     if step.has_deferred:
-        requests = _deferred_requests(step)
+        requests = step.take_deferred()
         from .capabilities._deferred_handler import resolve_deferred_tool_calls
 
         # Capabilities (`handle_deferred_tool_calls`) answer first; the ports wait for the rest, or can't.
         results = await resolve_deferred_tool_calls(deps.capability, deps.ports, ctx, requests)
         if results is None:
-            return _end_with_deferred(requests, step, calls, state, deps)
-        waiting = step.deferred_calls + step.approvals
-        step.deferred_calls, step.approvals, step.metadata = [], [], {}
-        await _run_function_calls(waiting, results.to_tool_call_results(), results.metadata, manager, step, state, deps)
-        if step.has_deferred:
-            # Calls left unanswered, or approved and deferred again by the tool: they are asked about once per
-            # step (asking again would get the same answer for ever), so they end the run as requests.
-            return _end_with_deferred(_deferred_requests(step), step, calls, state, deps)
+            return _end_with_deferred(requests, step, state, deps)
+        answers = results.to_tool_call_results()
+        answered = [c for c in [*requests.approvals, *requests.calls] if c.tool_call_id in answers]
+        await _run_function_calls(answered, answers, results.metadata, manager, step, state, deps)
+        step.flush(answered)
+        remaining = requests.remaining(results) or DeferredToolRequests()
+        # Calls left unanswered, or approved and deferred again by the tool, end the run as requests: they are
+        # asked about once per step (asking again would get the same answer for ever).
+        again = step.take_deferred()
+        remaining.calls.extend(again.calls)
+        remaining.approvals.extend(again.approvals)
+        remaining.metadata.update(again.metadata)
+        if remaining.calls or remaining.approvals:
+            return _end_with_deferred(remaining, step, state, deps)
 
-    parts = step.ordered_parts(calls)
     if final is not None:
-        state.message_history.append(_stamped(ModelRequest(parts=parts), state))
+        state.message_history.append(_stamped(ModelRequest(parts=step.done), state))
         return End(final)
-    return ModelRequestNode(ModelRequest(parts=parts))
+    if node.user_prompt is not None:
+        step.done.append(UserPromptPart(node.user_prompt))
+    return ModelRequestNode(ModelRequest(parts=step.done))
 
 
-def _deferred_requests(step: _StepResults) -> DeferredToolRequests:
-    return DeferredToolRequests(calls=step.deferred_calls, approvals=step.approvals, metadata=step.metadata)
-
-
-def _is_deferred_kind(call: ToolCallPart, manager: ToolManager[Any]) -> bool:
-    tool_def = manager.get_tool_def(call.tool_name)
-    return tool_def is not None and tool_def.kind in ('external', 'unapproved')
+def _by_kind(
+    calls: Sequence[ToolCallPart], manager: ToolManager[Any], deps: GraphAgentDeps[Any, Any]
+) -> dict[str, list[ToolCallPart]]:
+    """The calls grouped as they are handled: output, function, unknown, external and unapproved tools."""
+    kinds: dict[str, list[ToolCallPart]] = {k: [] for k in ('output', 'function', 'unknown', 'external', 'unapproved')}
+    for call in calls:
+        if call.tool_name in deps.output_schema.tools:
+            kinds['output'].append(call)
+        elif (tool_def := manager.get_tool_def(call.tool_name)) is None:
+            kinds['unknown'].append(call)
+        else:
+            kinds[tool_def.kind if tool_def.kind in kinds else 'function'].append(call)
+    return kinds
 
 
 def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
@@ -157,123 +179,44 @@ def _stamped(request: ModelRequest, state: GraphAgentState) -> ModelRequest:
     return request
 
 
-def _check_resolved_ids(
-    resolved: dict[str, DeferredToolResult], calls: Sequence[ToolCallPart], known: Mapping[str, ModelRequestPart]
-) -> None:
-    call_ids = {c.tool_call_id for c in calls}
-    unknown = sorted(set(resolved) - call_ids)
-    if unknown:
+def _check_resumed_results(
+    results: dict[str, DeferredToolResult], answered: frozenset[str], calls: Sequence[ToolCallPart]
+) -> dict[str, DeferredToolResult]:
+    """The results given for a resumed run's calls, once they are known to answer exactly the calls still open.
+
+    Raises:
+        UserError: a result is for a call a previous run already answered, or the results are not for exactly the
+            calls still without one.
+    """
+    for call_id in results:
+        if call_id in answered:
+            raise UserError(f'Tool call {call_id!r} was already executed and its result cannot be overridden.')
+    expected = {c.tool_call_id for c in calls} - answered
+    if expected != set(results):
         raise UserError(
-            f'deferred_tool_results has tool call ids {unknown} that are not among the pending tool calls '
-            f'{sorted(call_ids - set(known))}; check the ids against DeferredToolRequests.'
+            'Tool call results need to be provided for all deferred tool calls. '
+            f'Expected: {sorted(expected)}, got: {sorted(results)}'
         )
-    already = sorted(set(resolved) & set(known))
-    if already:
-        raise UserError(f'deferred_tool_results has results for tool calls {already} that already returned.')
+    return results
 
 
 def _end_with_deferred(
     requests: DeferredToolRequests,
     step: _StepResults,
-    calls: Sequence[ToolCallPart],
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
 ) -> End[FinalResult[Any]]:
     if not deps.output_schema.allows_deferred_tool_requests and not deps.ports.ends_with_deferred_requests():
         names = ', '.join(sorted({c.tool_name for c in requests.calls + requests.approvals}))
         raise UserError(
-            f'The model called tools that need approval or external execution ({names}), but DeferredToolRequests '
-            "is not among the agent's output types. Add it, e.g. output_type=[str, DeferredToolRequests], "
-            'or run the agent durably so the run waits for the results.'
+            f'A deferred tool call was present ({names}), but `DeferredToolRequests` is not among output types. '
+            'To resolve this, add `DeferredToolRequests` to the list of output types for this agent '
+            '(e.g. output_type=[str, DeferredToolRequests]), or run the agent durably so the run waits for the results.'
         )
-    done = step.ordered_parts(calls)
-    if done:
+    if step.done:
         # Results of the calls that did run are kept, so resuming never runs them again.
-        state.message_history.append(_stamped(ModelRequest(parts=done), state))
+        state.message_history.append(_stamped(ModelRequest(parts=step.done), state))
     return End(FinalResult(requests))
-
-
-async def _handle_output_calls(
-    calls: list[ToolCallPart], step: _StepResults, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
-) -> FinalResult[Any] | None:
-    final: FinalResult[Any] | None = None
-    for call in calls:
-        if final is not None:
-            step.parts[call.tool_call_id] = ToolReturnPart(call.tool_name, OUTPUT_NOT_USED, call.tool_call_id)
-            continue
-        await deps.emit(OutputToolCallEvent(call))
-        tool = deps.output_schema.tools[call.tool_name]
-        ctx = _output_context(state, deps, tool_call=call, max_retries=tool.max_retries)
-        try:
-            output = await process_tool_output(
-                tool, call, deps.output_schema, deps.capability, ctx, deps.output_validators
-            )
-        except pydantic.ValidationError as exc:
-            errors = exc.errors(include_url=False, include_context=False)
-            part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-            check_output_retries(state, deps, part.model_response(), max_retries=tool.max_retries)
-        except ModelRetry as exc:
-            part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-            check_output_retries(state, deps, exc.message, max_retries=tool.max_retries)
-        else:
-            final = FinalResult(output, call.tool_name, call.tool_call_id)
-            part = ToolReturnPart(call.tool_name, FINAL_RESULT_PROCESSED, call.tool_call_id)
-        step.parts[call.tool_call_id] = part
-        await deps.emit(OutputToolResultEvent(part))
-    return final
-
-
-def _output_context(
-    state: GraphAgentState,
-    deps: GraphAgentDeps[Any, Any],
-    *,
-    tool_call: ToolCallPart | None = None,
-    max_retries: int | None = None,
-) -> RunContext[Any]:
-    """The context the output hooks, the output function and the output validators see."""
-    return deps.run_context(
-        state,
-        tool_name=tool_call.tool_name if tool_call else None,
-        tool_call_id=tool_call.tool_call_id if tool_call else None,
-        retry=state.retries,
-        max_retries=deps.max_output_retries if max_retries is None else max_retries,
-    )
-
-
-async def _handle_text(
-    response: ModelResponse, state: GraphAgentState, deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
-) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
-    schema = deps.output_schema
-    if all(isinstance(p, ThinkingPart) for p in response.parts):
-        # Nothing to act on (see `_unusable_response` for the order of these rules).
-        check_unusable_response(response, deps.last_max_tokens)
-        if schema.allows_text and (recovered := recover_text(state.message_history)) is not None:
-            try:
-                return End(FinalResult(await _text_output(recovered, state, deps)))
-            except (pydantic.ValidationError, ModelRetry):
-                pass  # the earlier text is no answer either: handled as if there were none
-        if not response.parts:
-            check_output_retries(state, deps, 'The model returned an empty response.')
-            return ModelRequestNode(ModelRequest(parts=[]))
-    text = response.text
-    if text is not None and schema.allows_text:
-        try:
-            return End(FinalResult(await _text_output(text, state, deps)))
-        except pydantic.ValidationError as exc:
-            part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
-            check_output_retries(state, deps, part.model_response())
-            return ModelRequestNode(ModelRequest(parts=[part]))
-        except ModelRetry as exc:
-            check_output_retries(state, deps, exc.message)
-            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
-    message = no_output_message(schema, has_function_tools=bool(manager.tools))
-    check_output_retries(state, deps, message)
-    return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
-
-
-async def _text_output(text: str, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Any:
-    ctx = _output_context(state, deps)
-    return await process_text_output(text, deps.output_schema, deps.capability, ctx, deps.output_validators)
 
 
 def _batches(calls: list[ToolCallPart], manager: ToolManager[Any]) -> list[list[ToolCallPart]]:

@@ -106,11 +106,11 @@ async def test_passed_history_is_not_mutated_by_the_run():
     assert len(history) == 2
 
 
-async def test_a_history_ending_in_an_unanswered_request_is_resent_with_the_new_prompt():
-    seen: list[list[Any]] = []
+async def test_a_history_ending_in_an_unanswered_request_is_sent_with_the_new_prompt_as_one_request():
+    seen: list[list[list[Any]]] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append([p.content for p in parts_of(messages, UserPromptPart)])
+        seen.append([[getattr(p, 'content', None) for p in m.parts] for m in messages])
         return text('answered')
 
     agent = Agent(FunctionModel(respond))
@@ -118,8 +118,12 @@ async def test_a_history_ending_in_an_unanswered_request_is_resent_with_the_new_
 
     result = await agent.run('second', message_history=history)
 
-    assert seen == [['first', 'second']]
-    assert len(result.all_messages()) == 2
-    prompts = [p.content for p in parts_of(result.new_messages(), UserPromptPart)]
-    assert 'second' in prompts
+    # The model gets one request; the history keeps the given request and this run's own apart.
+    assert seen == [[['first', 'second']]]
+    assert [[getattr(p, 'content', None) for p in m.parts] for m in result.all_messages()] == [
+        ['first'],
+        ['second'],
+        ['answered'],
+    ]
+    assert [[getattr(p, 'content', None) for p in m.parts] for m in result.new_messages()] == [['second'], ['answered']]
     assert len(history) == 1

@@ -112,20 +112,23 @@ def test_resuming_runs_approved_calls_returns_denials_and_external_results_witho
     history = ModelMessagesTypeAdapter.validate_json(first.all_messages_json())
     second = agent.run_sync(message_history=history, deferred_tool_results=results)
 
-    assert second.output == 'delete=deleted a-safe; delete=Not that one.; fetch_remote=remote value; read=contents of c'
+    # The model gets the earlier result and the new ones as one request: the earlier first, then the function
+    # tools' (the external call is one), then the approvals'.
+    assert second.output == 'read=contents of c; fetch_remote=remote value; delete=deleted a-safe; delete=Not that one.'
     assert log == [('read', 'c'), ('delete', 'a-safe', True, {'approved_by': 'ops'}, 'del-a')]
-    denied = [
+    # The history keeps the first run's request as it was; this run's own request holds only the new results.
+    assert second.all_messages()[: len(history)] == history
+    answered = [
         p
         for m in second.new_messages()
         if isinstance(m, ModelRequest)
         for p in m.parts
         if isinstance(p, ToolReturnPart)
     ]
-    assert [(p.tool_call_id, p.outcome) for p in denied] == [
+    assert [(p.tool_call_id, p.outcome) for p in answered] == [
+        ('ext-1', 'success'),
         ('del-a', 'success'),
         ('del-b', 'denied'),
-        ('ext-1', 'success'),
-        ('read-c', 'success'),
     ]
 
 
@@ -137,7 +140,7 @@ def test_approve_all_and_external_retry_results() -> None:
     assert isinstance(requests, DeferredToolRequests)
     results = requests.build_results(calls={'ext-1': ModelRetry('remote is down')}, approve_all=True)
     second = agent.run_sync(message_history=first.all_messages(), deferred_tool_results=results)
-    assert second.output == ('delete=deleted a; delete=deleted b; fetch_remote!remote is down; read=contents of c')
+    assert second.output == ('read=contents of c; fetch_remote!remote is down; delete=deleted a; delete=deleted b')
 
 
 def test_external_results_can_be_tool_return_objects() -> None:
@@ -148,7 +151,7 @@ def test_external_results_can_be_tool_return_objects() -> None:
     results = requests.build_results(approvals={'del-a': False, 'del-b': False}, calls={'ext-1': ToolReturn({'n': 1})})
     second = agent.run_sync(message_history=first.all_messages(), deferred_tool_results=results)
     assert second.output == (
-        "delete=The tool call was denied.; delete=The tool call was denied.; fetch_remote={'n': 1}; read=contents of c"
+        "read=contents of c; fetch_remote={'n': 1}; delete=The tool call was denied.; delete=The tool call was denied."
     )
 
 
@@ -239,7 +242,7 @@ def test_deferred_calls_without_deferred_output_type_raise_a_clear_error() -> No
     def danger() -> str:
         return 'boom'
 
-    with pytest.raises(UserError, match='DeferredToolRequests is not among the agent'):
+    with pytest.raises(UserError, match='`DeferredToolRequests` is not among output types'):
         agent.run_sync('go')
 
 
@@ -247,11 +250,11 @@ def test_resuming_with_unknown_or_already_answered_ids_is_rejected() -> None:
     log: list[Any] = []
     agent = build_agent(log)
     first = agent.run_sync('clean up')
-    with pytest.raises(UserError, match=r"tool call ids \['ghost'\] that are not among the pending tool calls"):
+    with pytest.raises(UserError, match=r"Expected: \['del-a', 'del-b', 'ext-1'\], got: \['ghost'\]"):
         agent.run_sync(
             message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(approvals={'ghost': True})
         )
-    with pytest.raises(UserError, match=r"results for tool calls \['read-c'\] that already returned"):
+    with pytest.raises(UserError, match="Tool call 'read-c' was already executed and its result cannot be overridden"):
         agent.run_sync(
             message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(calls={'read-c': 'x'})
         )
@@ -261,7 +264,7 @@ def test_resuming_with_unknown_or_already_answered_ids_is_rejected() -> None:
 def test_history_ending_in_unanswered_tool_calls_needs_deferred_results() -> None:
     agent = build_agent([])
     first = agent.run_sync('clean up')
-    with pytest.raises(UserError, match='Pass deferred_tool_results'):
+    with pytest.raises(UserError, match='pass deferred_tool_results'):
         agent.run_sync('and now?', message_history=first.all_messages()[:-1])
 
 

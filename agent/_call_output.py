@@ -1,0 +1,125 @@
+"""Turning a model response into the run's output: output tool calls (per `end_strategy`) and text output."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+
+from ._agent_graph import GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
+from ._events import OutputToolCallEvent, OutputToolResultEvent
+from ._output_pipeline import process_text_output, process_tool_output
+from ._parts import ModelRequest, ModelRequestPart, ModelResponse, RetryPromptPart, ThinkingPart, ToolReturnPart
+from ._unusable_response import check_unusable_response, no_output_message, recover_text
+from .exceptions import ModelRetry
+from .graph import End
+from .result import FinalResult
+
+if TYPE_CHECKING:
+    from ._parts import ToolCallPart
+    from ._run_context import RunContext
+    from ._tool_manager import ToolManager
+
+__all__ = ('FINAL_RESULT_PROCESSED', 'OUTPUT_NOT_USED', 'handle_output_calls', 'handle_text', 'output_context')
+
+OUTPUT_NOT_USED = 'Output tool not used - a final result was already processed.'
+OUTPUT_INVALID = 'Output tool not used - output failed validation.'
+FINAL_RESULT_PROCESSED = 'Final result processed.'
+
+
+async def handle_output_calls(
+    calls: list[ToolCallPart],
+    parts: list[ModelRequestPart],
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+) -> FinalResult[Any] | None:
+    """Process the response's output tool calls in order, appending one part per call; the first valid one wins.
+
+    With `end_strategy='exhaustive'` the later output calls are processed too (their output is dropped, and one that
+    fails validation no longer costs a retry); otherwise they are answered "not used" without being looked at.
+    """
+    final: FinalResult[Any] | None = None
+    for call in calls:
+        if final is not None and deps.end_strategy != 'exhaustive':
+            parts.append(ToolReturnPart(call.tool_name, OUTPUT_NOT_USED, call.tool_call_id))
+            continue
+        await deps.emit(OutputToolCallEvent(call))
+        tool = deps.output_schema.tools[call.tool_name]
+        ctx = output_context(state, deps, tool_call=call, max_retries=tool.max_retries)
+        part: ModelRequestPart
+        try:
+            output = await process_tool_output(
+                tool, call, deps.output_schema, deps.capability, ctx, deps.output_validators
+            )
+        except pydantic.ValidationError as exc:
+            if final is not None:
+                part = ToolReturnPart(call.tool_name, OUTPUT_INVALID, call.tool_call_id)
+            else:
+                errors = exc.errors(include_url=False, include_context=False)
+                part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+                check_output_retries(state, deps, part.model_response(), max_retries=tool.max_retries)
+        except ModelRetry as exc:
+            part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+            if final is None:
+                check_output_retries(state, deps, exc.message, max_retries=tool.max_retries)
+        else:
+            if final is None:
+                final = FinalResult(output, call.tool_name, call.tool_call_id)
+            part = ToolReturnPart(call.tool_name, FINAL_RESULT_PROCESSED, call.tool_call_id)
+        parts.append(part)
+        await deps.emit(OutputToolResultEvent(part))
+    return final
+
+
+def output_context(
+    state: GraphAgentState,
+    deps: GraphAgentDeps[Any, Any],
+    *,
+    tool_call: ToolCallPart | None = None,
+    max_retries: int | None = None,
+) -> RunContext[Any]:
+    """The context the output hooks, the output function and the output validators see."""
+    return deps.run_context(
+        state,
+        tool_name=tool_call.tool_name if tool_call else None,
+        tool_call_id=tool_call.tool_call_id if tool_call else None,
+        retry=state.retries,
+        max_retries=deps.max_output_retries if max_retries is None else max_retries,
+    )
+
+
+async def handle_text(
+    response: ModelResponse, state: GraphAgentState, deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
+) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
+    """Handle a response without tool calls: its text is the output, or the model is asked again."""
+    schema = deps.output_schema
+    if all(isinstance(p, ThinkingPart) for p in response.parts):
+        # Nothing to act on (see `_unusable_response` for the order of these rules).
+        check_unusable_response(response, deps.last_max_tokens)
+        if schema.allows_text and (recovered := recover_text(state.message_history)) is not None:
+            try:
+                return End(FinalResult(await _text_output(recovered, state, deps)))
+            except (pydantic.ValidationError, ModelRetry):
+                pass  # the earlier text is no answer either: handled as if there were none
+        if not response.parts:
+            check_output_retries(state, deps, 'The model returned an empty response.')
+            return ModelRequestNode(ModelRequest(parts=[]))
+    text = response.text
+    if text is not None and schema.allows_text:
+        try:
+            return End(FinalResult(await _text_output(text, state, deps)))
+        except pydantic.ValidationError as exc:
+            part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
+            check_output_retries(state, deps, part.model_response())
+            return ModelRequestNode(ModelRequest(parts=[part]))
+        except ModelRetry as exc:
+            check_output_retries(state, deps, exc.message)
+            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
+    message = no_output_message(schema, has_function_tools=bool(manager.tools))
+    check_output_retries(state, deps, message)
+    return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+async def _text_output(text: str, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Any:
+    ctx = output_context(state, deps)
+    return await process_text_output(text, deps.output_schema, deps.capability, ctx, deps.output_validators)
