@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, TypeAlias
 
 import pydantic
+
+from .function_signature import FunctionSignature
 
 __all__ = ('FunctionSignature', 'ObjectJsonSchema', 'ToolDefinition', 'ToolKind', 'ToolPartKind')
 
@@ -18,54 +20,6 @@ ToolKind: TypeAlias = Literal['function', 'output', 'external', 'unapproved']
 
 ToolPartKind: TypeAlias = Literal['tool-search']
 """Typed call/return shapes some framework-managed tools use."""
-
-_JSON_TO_PY = {'string': 'str', 'integer': 'int', 'number': 'float', 'boolean': 'bool', 'null': 'None'}
-
-
-def _py_type(schema: dict[str, Any]) -> str:
-    if 'anyOf' in schema or 'oneOf' in schema:
-        options: list[dict[str, Any]] = schema.get('anyOf') or schema.get('oneOf') or []
-        return ' | '.join(_py_type(option) for option in options)
-    if '$ref' in schema:
-        return str(schema['$ref']).rsplit('/', 1)[-1]
-    if 'enum' in schema:
-        return 'Literal[' + ', '.join(repr(v) for v in schema['enum']) + ']'
-    kind = schema.get('type')
-    if isinstance(kind, list):
-        return ' | '.join(_JSON_TO_PY.get(str(k), 'Any') for k in cast('list[Any]', kind))
-    if kind == 'array':
-        return f'list[{_py_type(schema.get("items", {}))}]'
-    if kind == 'object':
-        return 'dict[str, Any]'
-    return _JSON_TO_PY.get(str(kind), 'Any')
-
-
-@dataclass(frozen=True)
-class FunctionSignature:
-    """A Python-like signature derived from a tool's JSON schemas, for prompts that show tools as code."""
-
-    parameters: tuple[tuple[str, str, bool], ...]
-    """`(name, type, required)` for each parameter."""
-    return_type: str
-    """The return type, `Any` when unknown."""
-
-    @classmethod
-    def from_schemas(cls, parameters: ObjectJsonSchema, return_schema: ObjectJsonSchema | None) -> FunctionSignature:
-        """Build a signature from a parameters schema and an optional return schema."""
-        required = set(parameters.get('required', []))
-        props: dict[str, Any] = parameters.get('properties', {})
-        params = tuple((name, _py_type(schema), name in required) for name, schema in props.items())
-        return cls(params, _py_type(return_schema) if return_schema else 'Any')
-
-    def render(self, body: str = '...', *, name: str, description: str | None = None) -> str:
-        """Render as a function definition with the given name, docstring and body."""
-        ordered = sorted(self.parameters, key=lambda p: not p[2])
-        args = ', '.join(f'{n}: {t}' if req else f'{n}: {t} = None' for n, t, req in ordered)
-        lines = [f'def {name}({args}) -> {self.return_type}:']
-        if description:
-            lines.append(f'    """{description}"""')
-        lines.extend(f'    {line}' for line in body.splitlines() or ['...'])
-        return '\n'.join(lines)
 
 
 @dataclass(repr=False, kw_only=True)
@@ -110,8 +64,13 @@ class ToolDefinition:
 
     @cached_property
     def function_signature(self) -> FunctionSignature:
-        """The Python-like signature of the tool, derived from its schemas."""
-        return FunctionSignature.from_schemas(self.parameters_json_schema, self.return_schema)
+        """The tool as a Python function signature, read from its parameter and return schemas on first use.
+
+        The signature's name is the tool's; give the description when rendering (as `render_signature` does).
+        """
+        return FunctionSignature.from_schema(
+            name=self.name, parameters_schema=self.parameters_json_schema, return_schema=self.return_schema
+        )
 
     @property
     def defer(self) -> bool:
@@ -119,7 +78,7 @@ class ToolDefinition:
         return self.kind in ('external', 'unapproved')
 
     def render_signature(self, body: str = '...', **kwargs: Any) -> str:
-        """Render the tool's signature as a function definition with its name and description."""
+        """The tool as a function definition with its name and description (see `FunctionSignature.render`)."""
         return self.function_signature.render(body, name=self.name, description=self.description, **kwargs)
 
     def __repr__(self) -> str:

@@ -430,6 +430,18 @@ CORE_API: dict[str, set[str]] = {
     'agent.format_prompt': {
         'format_as_xml',
     },
+    'agent.function_signature': {
+        'FunctionParam',
+        'FunctionSignature',
+        'GenericTypeExpr',
+        'LiteralTypeExpr',
+        'SimpleTypeExpr',
+        'SimpleTypeName',
+        'TypeExpr',
+        'TypeFieldSignature',
+        'TypeSignature',
+        'UnionTypeExpr',
+    },
     'agent.concurrency': {
         'AbstractConcurrencyLimiter',
         'AnyConcurrencyLimit',
