@@ -35,7 +35,14 @@ from .models._request_parameters import OutputMode, OutputObjectDefinition
 if TYPE_CHECKING:
     from ._run_context import RunContext
 
-__all__ = ('OutputSchema', 'OutputToolDef', 'OutputValidator', 'OutputValidatorFunc')
+__all__ = (
+    'NativeOutputSchema',
+    'OutputSchema',
+    'OutputToolDef',
+    'OutputValidator',
+    'OutputValidatorFunc',
+    'PromptedOutputSchema',
+)
 
 DEFAULT_OUTPUT_TOOL_NAME = 'final_result'
 DEFAULT_OUTPUT_TOOL_DESCRIPTION = 'The final response which ends this conversation'
@@ -203,7 +210,8 @@ class OutputSchema:
             if DeferredToolRequests in outputs:
                 raise UserError(f'Put DeferredToolRequests next to {type(marker).__name__}(...), not inside it')
             strict = marker.strict if isinstance(marker, NativeOutput) else None
-            return cls(
+            schema_cls = NativeOutputSchema if isinstance(marker, NativeOutput) else PromptedOutputSchema
+            return schema_cls(
                 allows_text=True,
                 allows_deferred_tool_requests=allows_deferred,
                 tools={},
@@ -228,6 +236,26 @@ class OutputSchema:
             tools=_output_tools(structured, ToolOutput),
             text_function=text_function,
         )
+
+
+@dataclass
+class NativeOutputSchema(OutputSchema):
+    """The output schema of `NativeOutput`: the model answers with JSON text following `object_def`."""
+
+    @property
+    def object_def(self) -> OutputObjectDefinition | None:
+        """The schema the response text must follow."""
+        return self.output_object
+
+
+@dataclass
+class PromptedOutputSchema(OutputSchema):
+    """The output schema of `PromptedOutput`: the model is asked in the prompt for JSON text following `object_def`."""
+
+    @property
+    def object_def(self) -> OutputObjectDefinition | None:
+        """The schema the response text must follow."""
+        return self.output_object
 
 
 def _output_tools(structured: list[Any], tool_output_cls: type[Any]) -> dict[str, OutputToolDef]:
