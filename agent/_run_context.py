@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     'DEFAULT_INSTRUMENTATION_VERSION',
+    'AgentDepsT',
     'EnqueueContent',
     'PendingMessage',
     'PendingMessagePriority',
@@ -33,6 +34,9 @@ __all__ = (
 
 RunContextAgentDepsT = TypeVar('RunContextAgentDepsT', default=None, covariant=True)
 """The type of the dependencies available through `RunContext.deps`."""
+
+AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
+"""Type variable for agent dependencies, in the generic classes that take them (tools, toolsets, adapters)."""
 
 DEFAULT_INSTRUMENTATION_VERSION = 2
 """Version of the telemetry attribute layout."""

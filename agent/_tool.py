@@ -20,7 +20,7 @@ from typing_extensions import ParamSpec, TypeVar
 from . import _function_schema
 from ._docstrings import DocstringFormat
 from ._function_schema import GenerateToolJsonSchema
-from ._run_context import RunContext
+from ._run_context import AgentDepsT, RunContext
 from ._threads import call_maybe_async, is_async_callable
 from ._tool_def import ToolDefinition
 from .exceptions import UserError
@@ -44,9 +44,6 @@ __all__ = (
     'ToolsPrepareFunc',
     'matches_tool_selector',
 )
-
-AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
-"""Type variable for agent dependencies."""
 
 ToolAgentDepsT = TypeVar('ToolAgentDepsT', default=object, contravariant=True)
 """Type variable for the dependencies a tool needs; `object` (any deps) by default."""

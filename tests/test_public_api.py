@@ -271,6 +271,8 @@ CORE_API: dict[str, set[str]] = {
         'FileUrl',
         'FinalResultEvent',
         'FinishReason',
+        'ForceDownloadMode',
+        'RequestUsage',
         'FunctionToolCallEvent',
         'FunctionToolResultEvent',
         'HandleResponseEvent',

@@ -14,8 +14,9 @@ def echo(messages, info: AgentInfo) -> ModelResponse:
 model = FunctionModel(echo)
 ```
 
-For streaming, a `stream_function` yields text (`str`), tool call fragments (`DeltaToolCalls`) or thinking
-fragments (`DeltaThinkingCalls`), keyed by an id of the function's choosing for the part they belong to.
+For streaming, a `stream_function` yields text (`str`), tool call fragments (`DeltaToolCalls`), thinking
+fragments (`DeltaThinkingCalls`) or whole native tool calls and results (`BuiltinToolCallsReturns`, as a provider
+that runs tools itself would stream them), keyed by an id of the function's choosing for the part they belong to.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from agent._events import ModelResponseStreamEvent
 from agent._parts import ModelMessage, ModelRequest, ModelResponse
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
+from agent._tool_parts import NativeToolCallPart, NativeToolReturnPart
+from agent.builtin_tools import SUPPORTED_NATIVE_TOOLS
 from agent.exceptions import UserError
 from agent.settings import ModelSettings
 from agent.usage import RequestUsage
@@ -39,6 +42,7 @@ from ._usage_estimate import REQUEST_OVERHEAD_TOKENS, estimate_string_tokens, es
 
 __all__ = (
     'AgentInfo',
+    'BuiltinToolCallsReturns',
     'DeltaThinkingCalls',
     'DeltaThinkingPart',
     'DeltaToolCall',
@@ -96,12 +100,16 @@ DeltaToolCalls: TypeAlias = dict[int, DeltaToolCall]
 DeltaThinkingCalls: TypeAlias = dict[int, DeltaThinkingPart]
 """Thinking fragments, keyed by an id for the thinking part they belong to."""
 
+BuiltinToolCallsReturns: TypeAlias = dict[int, NativeToolCallPart | NativeToolReturnPart]
+"""Whole native (provider-run) tool calls and results, each streamed as one part under its id."""
+
+StreamFragment: TypeAlias = str | DeltaToolCalls | DeltaThinkingCalls | BuiltinToolCallsReturns
+"""One item a stream function yields."""
+
 FunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], ModelResponse | Awaitable[ModelResponse]]
 """Produces a complete response (sync or async)."""
 
-StreamFunctionDef: TypeAlias = Callable[
-    [list[ModelMessage], AgentInfo], AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls]
-]
+StreamFunctionDef: TypeAlias = Callable[[list[ModelMessage], AgentInfo], AsyncIterator[StreamFragment]]
 """Produces a streamed response, fragment by fragment."""
 
 
@@ -124,7 +132,8 @@ class FunctionModel(Model):
             stream_function: Answers `request_stream`.
             model_name: The model name; `function:<function name>:<stream function name>` by default (a missing
                 function gives an empty name).
-            profile: What the model claims to support; JSON schema output is supported by default.
+            profile: What the model claims to support; JSON schema output and every native tool are supported
+                by default.
             settings: Default model settings.
 
         Raises:
@@ -134,7 +143,13 @@ class FunctionModel(Model):
             raise TypeError('FunctionModel needs a `function`, a `stream_function`, or both')
         super().__init__(
             settings=settings,
-            profile=profile or ModelProfile(supports_json_schema_output=True, supports_json_object_output=True),
+            profile=profile
+            or ModelProfile(
+                supports_json_schema_output=True,
+                supports_json_object_output=True,
+                # Like Pydantic AI's: a function can stand in for any provider, native tools included.
+                supported_native_tools=frozenset(SUPPORTED_NATIVE_TOOLS),
+            ),
         )
         self.function = function
         self.stream_function = stream_function
@@ -201,7 +216,7 @@ class FunctionStreamedResponse(StreamedResponse):
     def __init__(
         self,
         model_request_parameters: ModelRequestParameters,
-        fragments: AsyncIterator[str | DeltaToolCalls | DeltaThinkingCalls],
+        fragments: AsyncIterator[StreamFragment],
         *,
         model_name: str,
     ) -> None:
@@ -229,11 +244,17 @@ class FunctionStreamedResponse(StreamedResponse):
                         args=delta.json_args,
                         tool_call_id=delta.tool_call_id,
                     )
-                else:
+                elif isinstance(delta, DeltaThinkingPart):
                     self._count_output(delta.content)
                     event = self._parts_manager.handle_thinking_delta(
                         vendor_part_id=('thinking', key), content=delta.content, signature=delta.signature
                     )
+                else:
+                    if isinstance(delta, NativeToolCallPart):
+                        self._count_output(delta.args_as_json_str())
+                    else:
+                        self._count_output(delta.model_response_str())
+                    event = self._parts_manager.handle_part(vendor_part_id=('native', key), part=delta)
                 if event is not None:
                     yield event
 

@@ -20,8 +20,8 @@ from pydantic import BaseModel, ValidationError
 from typing_extensions import TypeVar
 
 from agent._abstract_agent import AbstractAgent
-from agent._content import UserContent
-from agent._parts import ModelMessage, ModelRequestPart, ModelResponsePart
+from agent._content import ForceDownloadMode
+from agent._parts import ModelMessage
 from agent.capabilities import AbstractCapability, ReinjectSystemPrompt
 from agent.models import Model
 from agent.output import OutputSpec
@@ -32,6 +32,7 @@ from agent.usage import RunUsage, UsageLimits
 
 from . import _sanitize
 from ._event_stream import AgentDepsT, EventT, NativeEvent, OnCompleteFunc, OutputDataT, RunInputT, UIEventStream
+from ._sanitize import DEFAULT_FILE_URL_SCHEMES, FileRules
 from ._state import StateHandler
 
 if TYPE_CHECKING:
@@ -46,9 +47,6 @@ DispatchDepsT = TypeVar('DispatchDepsT')
 """The deps type of the agent given to `dispatch_request` (a class method, so not the adapter's own)."""
 DispatchOutputDataT = TypeVar('DispatchOutputDataT')
 """The output type of the agent given to `dispatch_request`."""
-
-DEFAULT_FILE_URL_SCHEMES = frozenset({'http', 'https'})
-"""The file URL schemes a client may send by default (`UIAdapter.allowed_file_url_schemes`)."""
 
 Metadata: TypeAlias = dict[str, Any] | Callable[..., dict[str, Any]]
 """Run metadata: a dict, or a function of the run context returning one."""
@@ -89,6 +87,20 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
     `http(s)` URLs are fetched with public access. Prefer pre-signed `https://` URLs for uploads, and add a
     cloud scheme (e.g. `frozenset({'http', 'https', 's3'})`) only for a frontend you trust.
     """
+    allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset()
+    """The `force_download` values accepted on client file URLs besides `False` (which always is).
+
+    Others are reset to `False` with a warning: `True` has the server download the file itself, and
+    `'allow-local'` lets that download reach loopback and private addresses, so a client could probe internal
+    services. Add `True` (or `'allow-local'`) only for a frontend you trust.
+    """
+    preserve_file_data: bool = False
+    """Keep file data the client sends back: uploaded-file references (`UploadedFile`) in its messages, and
+    (for protocols that carry them) the files a model made.
+
+    Without it `UploadedFile`s are removed with a warning: the provider reads an uploaded file with the server's
+    credentials, so a client naming arbitrary file ids could read what those credentials can.
+    """
     _state_handler: StateHandler | None = field(default=None, init=False, repr=False)
     """The run's deps when they carry the frontend's state (set by `run_stream_native`), for event streams that
     send the state back (AG-UI's `STATE_SNAPSHOT`); the stream is built after that call."""
@@ -101,6 +113,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         agent: AbstractAgent[AgentDepsT, OutputDataT],
         manage_system_prompt: Literal['server', 'client'] = 'server',
         allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
+        allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
+        preserve_file_data: bool = False,
         **kwargs: Any,
     ) -> Self:
         """An adapter for a Starlette/FastAPI request: its body decoded by `build_run_input`, its `Accept` header.
@@ -110,6 +124,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             agent: The agent to run.
             manage_system_prompt: Who owns the system prompt (see the field).
             allowed_file_url_schemes: The URL schemes accepted for client file URLs (see the field).
+            allowed_file_url_force_download: The `force_download` values accepted besides `False` (see the field).
+            preserve_file_data: Keep file data the client sends back (see the field).
             **kwargs: More arguments for the subclass's constructor.
 
         Raises:
@@ -121,6 +137,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
             accept=request.headers.get('accept'),
             manage_system_prompt=manage_system_prompt,
             allowed_file_url_schemes=allowed_file_url_schemes,
+            allowed_file_url_force_download=allowed_file_url_force_download,
+            preserve_file_data=preserve_file_data,
             **kwargs,
         )
 
@@ -187,8 +205,10 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         """Remove what a client must not control from client-submitted messages, warning about each kind removed.
 
         Removed: system prompts when `manage_system_prompt` is `'server'`; file URLs whose scheme is not in
-        `allowed_file_url_schemes`; tool calls at the end of the history that `deferred_tool_results` does not
-        answer (those match no paused run, so they must not be executed). Requests or a final response left
+        `allowed_file_url_schemes` and uploaded files unless `preserve_file_data` (in user prompts and tool
+        results); tool calls at the end of the history that `deferred_tool_results` does not answer (those match
+        no paused run, so they must not be executed). A `force_download` not in `allowed_file_url_force_download`
+        becomes `False`. Requests or a final response left
         empty are dropped. A `message_history` given by the caller is trusted and not passed through here.
 
         Args:
@@ -201,34 +221,19 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         report = _sanitize.sanitize(
             messages,
             strip_system_prompt=self.manage_system_prompt == 'server',
-            allowed_file_url_schemes=self.allowed_file_url_schemes,
             deferred_tool_results=deferred_tool_results,
+            file_rules=self._file_rules,
         )
-        for text in report.warnings(self.allowed_file_url_schemes):
+        for text in report.warnings(self._file_rules):
             warnings.warn(text, UserWarning, stacklevel=2)
         return report.messages
 
-    def _sanitize_request_parts(
-        self, parts: Sequence[ModelRequestPart], *, strip_system_prompt: bool, disallowed_schemes: set[str]
-    ) -> tuple[list[ModelRequestPart], bool]:
-        """One request's parts without removed system prompts and file URLs; `disallowed_schemes` is updated."""
-        return _sanitize.sanitize_request_parts(
-            parts,
-            strip_system_prompt=strip_system_prompt,
-            allowed_file_url_schemes=self.allowed_file_url_schemes,
-            disallowed_schemes=disallowed_schemes,
-        )
-
-    def _filter_user_content(self, content: Sequence[UserContent], disallowed_schemes: set[str]) -> list[UserContent]:
-        """A user prompt's items without file URLs of disallowed schemes; `disallowed_schemes` is updated."""
-        return _sanitize.filter_user_content(content, self.allowed_file_url_schemes, disallowed_schemes)
-
-    def _sanitize_last_response_parts(
-        self, parts: Sequence[ModelResponsePart], *, resolved_tool_call_ids: set[str], dangling_names: list[str]
-    ) -> list[ModelResponsePart]:
-        """The last response's parts without unresolved tool calls; `dangling_names` gets their names."""
-        return _sanitize.sanitize_last_response_parts(
-            parts, resolved_tool_call_ids=resolved_tool_call_ids, dangling_names=dangling_names
+    @property
+    def _file_rules(self) -> FileRules:
+        return FileRules(
+            allowed_schemes=self.allowed_file_url_schemes,
+            allowed_force_download=self.allowed_file_url_force_download,
+            keep_uploaded_files=self.preserve_file_data,
         )
 
     # ----- streams -----
@@ -419,13 +424,15 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         on_complete: OnCompleteFunc[EventT] | None = None,
         manage_system_prompt: Literal['server', 'client'] = 'server',
         allowed_file_url_schemes: frozenset[str] = DEFAULT_FILE_URL_SCHEMES,
+        allowed_file_url_force_download: frozenset[ForceDownloadMode] = frozenset(),
+        preserve_file_data: bool = False,
         **kwargs: Any,
     ) -> Response:
         """Answer one protocol request (Starlette or FastAPI): run the agent and stream the protocol's events.
 
         A body that is not a valid run input gets a 422 response whose JSON body lists the validation errors.
-        The run arguments are those of `run_stream`; `manage_system_prompt`, `allowed_file_url_schemes` and
-        `**kwargs` go to `from_request`.
+        The run arguments are those of `run_stream`; `manage_system_prompt`, `allowed_file_url_schemes`,
+        `allowed_file_url_force_download`, `preserve_file_data` and `**kwargs` go to `from_request`.
 
         Returns:
             A streaming response encoded per the request's `Accept` header, or the 422 response.
@@ -449,6 +456,8 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
                     agent=cast('AbstractAgent[AgentDepsT, OutputDataT]', agent),
                     manage_system_prompt=manage_system_prompt,
                     allowed_file_url_schemes=allowed_file_url_schemes,
+                    allowed_file_url_force_download=allowed_file_url_force_download,
+                    preserve_file_data=preserve_file_data,
                     **kwargs,
                 ),
             )

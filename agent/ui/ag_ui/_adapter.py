@@ -33,6 +33,7 @@ from ._event_stream import AGUIEventStream
 from ._interrupts import interrupt_tool_call_id, resume_to_deferred_tool_results
 from ._load import MessageLoadError, load_messages
 from ._toolset import frontend_toolset
+from ._utils import DEFAULT_AG_UI_VERSION
 
 __all__ = ('AGUIAdapter',)
 
@@ -44,6 +45,9 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
     `AGUIAdapter.dispatch_request(request, agent=agent)` answers a Starlette/FastAPI request end to end;
     `handle_ag_ui_request` and `AGUIApp` wrap it.
     """
+
+    ag_ui_version: str = DEFAULT_AG_UI_VERSION
+    """The AG-UI version the frontend speaks (that of the installed `ag-ui-protocol` by default)."""
 
     @classmethod
     def build_run_input(cls, body: bytes) -> RunAgentInput:
@@ -89,7 +93,9 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
 
     def build_event_stream(self) -> AGUIEventStream[AgentDepsT, OutputDataT]:
         """A new AG-UI event stream for this run input (it reports the state of the deps given to the run)."""
-        return AGUIEventStream(self.run_input, accept=self.accept, state_handler=self._state_handler)
+        return AGUIEventStream(
+            self.run_input, accept=self.accept, state_handler=self._state_handler, ag_ui_version=self.ag_ui_version
+        )
 
     @cached_property
     def messages(self) -> list[ModelMessage]:

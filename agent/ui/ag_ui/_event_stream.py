@@ -79,6 +79,7 @@ from agent.ui._state import StateHandler
 from ._content import COMPACTION_ACTIVITY_TYPE, FILE_ACTIVITY_TYPE, native_tool_call_id
 from ._dump import compaction_activity_content, file_activity_content, thinking_encrypted_value, tool_result_content
 from ._interrupts import approval_interrupts
+from ._utils import DEFAULT_AG_UI_VERSION
 
 __all__ = ('AGUIEventStream',)
 
@@ -89,6 +90,8 @@ class AGUIEventStream(UIEventStream[RunAgentInput, BaseEvent, AgentDepsT, Output
 
     state_handler: StateHandler | None = None
     """The run's deps when they carry the frontend's state: their state is sent as `STATE_SNAPSHOT` events."""
+    ag_ui_version: str = DEFAULT_AG_UI_VERSION
+    """The AG-UI version the frontend speaks (that of the installed `ag-ui-protocol` by default)."""
     _failed: bool = field(default=False, init=False, repr=False)
     _reasoning_block_id: str | None = field(default=None, init=False, repr=False)
     _reasoning_message_id: str = field(default='', init=False, repr=False)

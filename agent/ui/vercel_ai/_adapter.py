@@ -41,12 +41,8 @@ from agent.ui._event_stream import AgentDepsT, OutputDataT
 from ._dump import MessageIdFunc, dump_ui_messages
 from ._event_stream import VercelAIEventStream
 from ._load import load_ui_messages
-from .request_types import (
-    DynamicToolApprovalRespondedPart,
-    RequestData,
-    ToolApprovalRespondedPart,
-    UIMessage,
-)
+from ._utils import iter_tool_approval_responses
+from .request_types import RequestData, UIMessage
 from .response_types import BaseChunk
 
 if TYPE_CHECKING:
@@ -151,12 +147,9 @@ class VercelAIAdapter(UIAdapter[RequestData, UIMessage, BaseChunk, AgentDepsT, O
         if self.sdk_version < 6:
             return None
         approvals: dict[str, bool | DeferredToolApprovalResult] = {}
-        for message in self.run_input.messages:
-            for part in message.parts:
-                if isinstance(part, ToolApprovalRespondedPart | DynamicToolApprovalRespondedPart):
-                    answer = part.approval
-                    if answer.approved:
-                        approvals[part.tool_call_id] = True
-                    else:
-                        approvals[part.tool_call_id] = ToolDenied(answer.reason) if answer.reason else False
+        for tool_call_id, answer in iter_tool_approval_responses(self.run_input.messages):
+            if answer.approved:
+                approvals[tool_call_id] = True
+            else:
+                approvals[tool_call_id] = ToolDenied(answer.reason) if answer.reason else False
         return DeferredToolResults(approvals=approvals) if approvals else None

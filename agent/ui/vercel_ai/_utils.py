@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pydantic_core
@@ -9,8 +10,20 @@ import pydantic_core
 from agent._tool_parts import BaseToolReturnPart
 
 from ._models import ProviderMetadata
+from .request_types import (
+    DynamicToolApprovalRespondedPart,
+    ToolApprovalResponded,
+    ToolApprovalRespondedPart,
+    UIMessage,
+)
 
-__all__ = ('PROVIDER_METADATA_KEY', 'dump_provider_metadata', 'load_provider_metadata', 'tool_return_output')
+__all__ = (
+    'PROVIDER_METADATA_KEY',
+    'dump_provider_metadata',
+    'iter_tool_approval_responses',
+    'load_provider_metadata',
+    'tool_return_output',
+)
 
 PROVIDER_METADATA_KEY = 'durable_agents'
 """The key under which part ids, provider names/details and signatures travel in a part's provider metadata."""
@@ -50,3 +63,17 @@ def dict_field(fields: dict[str, Any], key: str) -> dict[str, Any] | None:
 def tool_return_output(part: BaseToolReturnPart) -> Any:
     """A tool result as JSON for a tool part's `output` (multi-modal content keeps its `kind` to come back)."""
     return pydantic_core.to_jsonable_python(part.content, fallback=repr, bytes_mode='base64')
+
+
+def iter_tool_approval_responses(messages: Iterable[UIMessage]) -> Iterator[tuple[str, ToolApprovalResponded]]:
+    """The user's answers to approval requests in assistant messages, as `(tool call id, answer)`, in order.
+
+    Only parts still in the `approval-responded` state count: a denial already shown as `output-denied` is part
+    of the loaded history and must not be answered a second time.
+    """
+    for message in messages:
+        if message.role != 'assistant':
+            continue
+        for part in message.parts:
+            if isinstance(part, ToolApprovalRespondedPart | DynamicToolApprovalRespondedPart):
+                yield part.tool_call_id, part.approval
