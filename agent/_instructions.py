@@ -7,13 +7,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ._parts import SystemPromptPart
+from ._parts import InstructionPart, SystemPromptPart
 from ._run_context import RunContext
 from ._template import TemplateStr
 from ._threads import call_maybe_async
 from .settings import ModelSettings, merge_model_settings
 
-__all__ = ('InstructionSource', 'SystemPromptRunner', 'flatten_instructions', 'render_instructions', 'resolve_settings')
+__all__ = (
+    'InstructionSource',
+    'SystemPromptRunner',
+    'flatten_instructions',
+    'instruction_parts',
+    'render_instructions',
+    'resolve_settings',
+)
 
 
 def _takes_ctx(func: Callable[..., Any]) -> bool:
@@ -56,6 +63,20 @@ async def render_instructions(sources: Sequence[InstructionSource], ctx: RunCont
     """Render every source in order and join the non-empty results with blank lines (`None` if none)."""
     rendered = [text for source in sources if (text := await _render_one(source, ctx))]
     return '\n\n'.join(text.strip() for text in rendered) or None
+
+
+async def instruction_parts(sources: Sequence[InstructionSource], ctx: RunContext[Any]) -> list[InstructionPart]:
+    """Render every source in order into an `InstructionPart`, leaving out blank results.
+
+    A plain string is static (`dynamic=False`); what a function or template renders may change between
+    requests, so it is dynamic.
+    """
+    parts: list[InstructionPart] = []
+    for source in sources:
+        text = await _render_one(source, ctx)
+        if text is not None and text.strip():
+            parts.append(InstructionPart(text, dynamic=not isinstance(source, str)))
+    return parts
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._content import UserContent
 from ._instructions import SystemPromptRunner, render_instructions
-from ._parts import ModelRequest, SystemPromptPart, UserPromptPart
+from ._parts import InstructionPart, ModelRequest, SystemPromptPart, UserPromptPart
 from ._run_context import RunContext
 
 if TYPE_CHECKING:
@@ -31,14 +31,11 @@ async def run_instructions(deps: GraphAgentDeps[Any, Any], ctx: RunContext[Any])
 
 async def _toolset_instructions(toolset: AbstractToolset[Any], ctx: RunContext[Any]) -> list[str]:
     """What the run's toolsets add to the instructions (e.g. an MCP server with `include_instructions=True`)."""
-    leaves: list[AbstractToolset[Any]] = []
-    toolset.apply(leaves.append)
-    texts: list[str] = []
-    for leaf in leaves:
-        found = await leaf.get_instructions(ctx)
-        if found is not None and (text := str(found).strip()):
-            texts.append(text)
-    return texts
+    found = await toolset.get_instructions(ctx)
+    if found is None:
+        return []
+    items = [found] if isinstance(found, str | InstructionPart) else found
+    return [text for item in items if (text := str(item).strip())]
 
 
 def user_content(request: ModelRequest) -> str | Sequence[UserContent] | None:

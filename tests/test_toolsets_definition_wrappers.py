@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent import Agent, RunContext
-from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart
+from agent.messages import InstructionPart, ModelMessage, ModelRequest, ModelResponse, TextPart
 from agent.models.function import AgentInfo, FunctionModel
 from agent.toolsets import (
     DeferredLoadingToolset,
@@ -85,5 +85,8 @@ async def test_function_toolset_instructions_are_added_to_each_model_request():
     await agent.run('1+1?', deps=10)
 
     assert seen == ['Be brief.\n\nUse add for sums.\n\nNumbers are in base 10.']
-    assert await toolset.get_instructions(make_ctx(deps=2)) == 'Use add for sums.\n\nNumbers are in base 2.'
+    assert await toolset.get_instructions(make_ctx(deps=2)) == [
+        InstructionPart('Use add for sums.', dynamic=False),
+        InstructionPart('Numbers are in base 2.', dynamic=True),
+    ]
     assert await FunctionToolset[Any]().get_instructions(make_ctx()) is None

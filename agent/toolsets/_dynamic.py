@@ -15,7 +15,7 @@ from agent._threads import call_maybe_async
 from agent._tool import AgentDepsT
 from agent.exceptions import UserError
 
-from .abstract import AbstractToolset, AgentToolset, ToolsetFunc, ToolsetTool
+from .abstract import AbstractToolset, AgentToolset, ToolsetFunc, ToolsetInstructions, ToolsetTool
 
 __all__ = ('DynamicToolset', 'as_toolset')
 
@@ -119,6 +119,11 @@ class DynamicToolset(AbstractToolset[AgentDepsT]):
             return {}
         tools = await toolset.get_tools(ctx)
         return {name: replace(tool, toolset=self) for name, tool in tools.items()}
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
+        """The instructions of the toolset built for `ctx`'s step (building it if needed)."""
+        toolset = await self._current(ctx)
+        return None if toolset is None else await toolset.get_instructions(ctx)
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]

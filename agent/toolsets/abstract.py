@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeAlias
 
+from agent._parts import InstructionPart
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT, ToolsPrepareFunc
 from agent._tool_def import ToolDefinition
@@ -30,7 +31,10 @@ if TYPE_CHECKING:
     from .renamed import RenamedToolset
     from .set_metadata import SetMetadataToolset
 
-__all__ = ('AbstractToolset', 'AgentToolset', 'ArgsValidator', 'ToolsetFunc', 'ToolsetTool')
+__all__ = ('AbstractToolset', 'AgentToolset', 'ArgsValidator', 'ToolsetFunc', 'ToolsetInstructions', 'ToolsetTool')
+
+ToolsetInstructions: TypeAlias = str | InstructionPart | Sequence[str | InstructionPart] | None
+"""What `get_instructions` returns: text, parts, a list of either, or `None` for nothing."""
 
 
 class ArgsValidator(Protocol):
@@ -152,11 +156,13 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
         """
         raise NotImplementedError
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> Any:
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
         """Instructions this toolset adds to the agent's for the current step, or `None` (the default).
 
-        Called on every leaf toolset of the run before each model request. Return a string, or an object whose
-        `str()` is the text (an MCP server returns an `InstructionPart`).
+        Called on the run's toolset before each model request; wrappers pass the call on and combinations
+        gather their members' answers, so a wrapper can change what the toolsets it wraps say. Return a string
+        (taken as dynamic), an `InstructionPart` (which says whether it is static, for prompt caching), or a
+        list of either; blank ones are left out of the request.
 
         Args:
             ctx: The run context of the step.

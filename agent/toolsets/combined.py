@@ -8,6 +8,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
+from agent._parts import InstructionPart
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 from agent.exceptions import UserError
@@ -94,6 +95,19 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
                 tools[name] = tool
         self._owners.update(owners)
         return tools
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[str | InstructionPart] | None:
+        """The instructions of all the toolsets, in their order, as one list (`None` if none has any)."""
+        # One toolset after the other, not gathered: in a durable run a member may fetch its instructions by
+        # activity, and recorded histories schedule those activities one at a time.
+        parts: list[str | InstructionPart] = []
+        for toolset in self.toolsets:
+            found = await toolset.get_instructions(ctx)
+            if isinstance(found, str | InstructionPart):
+                parts.append(found)
+            elif found is not None:
+                parts.extend(found)
+        return parts or None
 
     async def call_tool(
         self, name: str, tool_args: dict[str, Any], ctx: RunContext[AgentDepsT], tool: ToolsetTool[AgentDepsT]

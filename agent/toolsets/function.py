@@ -11,7 +11,8 @@ from pydantic.json_schema import GenerateJsonSchema
 
 from agent._docstrings import DocstringFormat
 from agent._function_schema import GenerateToolJsonSchema
-from agent._instructions import InstructionSource, flatten_instructions, render_instructions
+from agent._instructions import InstructionSource, flatten_instructions, instruction_parts
+from agent._parts import InstructionPart
 from agent._run_context import RunContext
 from agent._tool import (
     AgentDepsT,
@@ -207,9 +208,12 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         self._instructions.append(func)
         return func
 
-    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> str | None:
-        """The toolset's instructions rendered for this step, joined by blank lines (`None` if there are none)."""
-        return await render_instructions(self._instructions, ctx)
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> list[InstructionPart] | None:
+        """The toolset's instructions rendered for this step, one part each (`None` if none renders any text).
+
+        Plain strings are static parts; what functions and templates render is dynamic.
+        """
+        return await instruction_parts(self._instructions, ctx) or None
 
     def add_function(
         self,

@@ -9,7 +9,7 @@ from typing import Any, Self
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 
-from .abstract import AbstractToolset, ToolsetTool
+from .abstract import AbstractToolset, ToolsetInstructions, ToolsetTool
 
 __all__ = ('WrapperToolset',)
 
@@ -56,6 +56,10 @@ class WrapperToolset(AbstractToolset[AgentDepsT]):
 
     async def __aexit__(self, *args: Any) -> bool | None:
         return await self.wrapped.__aexit__(*args)
+
+    async def get_instructions(self, ctx: RunContext[AgentDepsT]) -> ToolsetInstructions:
+        """The wrapped toolset's instructions."""
+        return await self.wrapped.get_instructions(ctx)
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped toolset's tools, routed through this wrapper."""
