@@ -16,13 +16,14 @@ agent = Agent('anthropic:claude-sonnet-4-6', builtin_tools=[WebSearchTool(max_us
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, TypeAlias, Union, cast
 
 import pydantic
+from pydantic_core import core_schema
 from typing_extensions import TypedDict, deprecated
 
 from .exceptions import UserError
@@ -43,6 +44,7 @@ __all__ = (
     'WebSearchUserLocation',
     'XSearchTool',
     'builtin_tool_from_spec',
+    'native_kinds',
     'native_tool_kind',
 )
 
@@ -60,12 +62,26 @@ class AbstractBuiltinTool:
 
     kind: str = 'unknown_builtin_tool'
     """What tool this is; models list the kinds they support in `ModelProfile.supported_native_tools`."""
+    optional: bool = False
+    """Whether a model without this tool may go without it: it is then left out of the request, where a
+    required tool (the default) with no local fallback makes the request fail with a `UserError`."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         kind = cls.__dict__.get('kind')
         if isinstance(kind, str):
             BUILTIN_TOOL_TYPES[kind] = cls
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: pydantic.GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        # A concrete tool validates as itself; the base class stands for any registered tool, picked by `kind`
+        # (so `TypeAdapter(AbstractBuiltinTool)` reads back what a list of mixed tools was dumped as).
+        if cls is not AbstractBuiltinTool:
+            return handler(source)
+        tagged = tuple(Annotated[tool, pydantic.Tag(kind)] for kind, tool in BUILTIN_TOOL_TYPES.items())
+        return handler(Annotated[Union[tagged], pydantic.Discriminator(native_tool_kind)])  # noqa: UP007
 
     def __post_init__(self) -> None:
         if type(self) is AbstractBuiltinTool:
@@ -273,6 +289,25 @@ class FileSearchTool(AbstractBuiltinTool):
     """The stores to search: vector store ids for OpenAI, file search store names for Google."""
     kind: str = 'file_search'
     """The tool's kind."""
+
+
+DEPRECATED_NATIVE_TOOLS: frozenset[type[AbstractBuiltinTool]] = frozenset({UrlContextTool})  # pyright: ignore[reportDeprecated]
+"""Tool classes kept only so stored tools still load; new code uses their replacements."""
+
+SUPPORTED_NATIVE_TOOLS: frozenset[type[AbstractBuiltinTool]] = frozenset(
+    cls for cls in BUILTIN_TOOL_TYPES.values() if cls not in DEPRECATED_NATIVE_TOOLS
+)
+"""Every built-in tool class but the deprecated ones: what a model claiming every native tool supports."""
+
+NATIVE_TOOLS_REQUIRING_CONFIG: frozenset[type[AbstractBuiltinTool]] = frozenset(
+    {FileSearchTool, MCPServerTool, MemoryTool, ToolSearchTool}
+)
+"""Tool classes that cannot be used with their defaults alone (they need ids, URLs or a store)."""
+
+
+def native_kinds(supported: Iterable[str | type[AbstractBuiltinTool]]) -> frozenset[str]:
+    """The kinds a profile's `supported_native_tools` names, whether it lists kinds or tool classes."""
+    return frozenset(entry if isinstance(entry, str) else entry.kind for entry in supported)
 
 
 def native_tool_kind(tool: Any) -> str | None:

@@ -104,9 +104,13 @@ EXTENSION_API: dict[str, set[str]] = {
         'WebSearchTool',
         'WebSearchUserLocation',
         'builtin_tool_from_spec',
+        'native_kinds',
         'native_tool_kind',
     },
     'agent.native_tools': {
+        'DEPRECATED_NATIVE_TOOLS',
+        'NATIVE_TOOLS_REQUIRING_CONFIG',
+        'SUPPORTED_NATIVE_TOOLS',
         'FileSearchTool',
         'MemoryTool',
         'UrlContextTool',

@@ -6,12 +6,23 @@ from datetime import datetime
 from typing import Any
 
 import pytest
+from pydantic import TypeAdapter
 
-from agent import Agent, FileSearchTool, MemoryTool, UrlContextTool, UserError, WebFetchTool, XSearchTool
+from agent import (
+    Agent,
+    CodeExecutionTool,
+    FileSearchTool,
+    MemoryTool,
+    UrlContextTool,
+    UserError,
+    WebFetchTool,
+    WebSearchTool,
+    XSearchTool,
+)
 from agent.messages import ModelMessage, ModelResponse, TextPart
 from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
-from agent.native_tools import NATIVE_TOOL_TYPES
+from agent.native_tools import NATIVE_TOOL_TYPES, AbstractNativeTool
 from agent.tools import ToolDefinition
 
 
@@ -53,9 +64,47 @@ def _reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     'tool', [FileSearchTool(file_store_ids=['vs_1']), MemoryTool(), XSearchTool()], ids=lambda t: t.kind
 )
 def test_model_without_support_refuses_new_native_tools(tool: Any) -> None:
-    agent = Agent(FunctionModel(_reply), native_tools=[tool])
-    with pytest.raises(UserError, match=f'does not support the native tool .*{tool.kind}'):
+    agent = Agent(FunctionModel(_reply, profile=ModelProfile()), native_tools=[tool])
+    with pytest.raises(UserError, match=f'does not support the native tool .*{tool.kind}.*not supported by this model'):
         agent.run_sync('hi')
+
+
+def test_a_function_model_supports_every_native_tool_unless_its_profile_narrows_that() -> None:
+    tools = [WebSearchTool(), CodeExecutionTool(), MemoryTool()]
+    assert Agent(FunctionModel(_reply), native_tools=tools).run_sync('hi').output == (
+        "['web_search', 'code_execution', 'memory'] ['WebSearchTool', 'CodeExecutionTool', 'MemoryTool']"
+    )
+    # A profile may name the supported tools by class, as Pydantic AI's profiles do.
+    searching = FunctionModel(_reply, profile=ModelProfile(supported_native_tools=frozenset({WebSearchTool})))
+    assert Agent(searching, native_tools=[WebSearchTool()]).run_sync('hi').output == "['web_search'] ['WebSearchTool']"
+    with pytest.raises(UserError, match="kind 'code_execution'"):
+        Agent(searching, native_tools=[CodeExecutionTool()]).run_sync('hi')
+
+
+def test_an_optional_native_tool_is_left_out_on_a_model_without_it() -> None:
+    searching = FunctionModel(_reply, profile=ModelProfile(supported_native_tools=frozenset({'web_search'})))
+    agent = Agent(searching, native_tools=[WebSearchTool(), CodeExecutionTool(optional=True)])
+    assert agent.run_sync('hi').output == "['web_search'] ['WebSearchTool']"
+
+
+def test_native_tools_dumped_together_load_back_as_their_classes_by_kind() -> None:
+    adapter = TypeAdapter(list[AbstractNativeTool])
+    tools = [WebFetchTool(max_uses=3), WebSearchTool(allowed_domains=['example.com']), CodeExecutionTool()]
+    dumped = adapter.dump_python(tools)
+    assert dumped[0] == {
+        'kind': 'web_fetch',
+        'optional': False,
+        'allowed_domains': None,
+        'blocked_domains': None,
+        'max_uses': 3,
+        'enable_citations': False,
+        'max_content_tokens': None,
+    }
+    assert adapter.validate_python(dumped) == tools
+    with pytest.warns(DeprecationWarning, match='WebFetchTool'):
+        (old,) = adapter.validate_python([{'kind': 'url_context', 'max_uses': 1}])
+    assert isinstance(old, UrlContextTool)
+    assert (old.kind, old.max_uses) == ('url_context', 1)
 
 
 def test_model_supporting_a_native_tool_receives_it() -> None:

@@ -12,9 +12,9 @@ check runs next to that same model and turns the cases with no usable side into 
 - no local fallback available (e.g. a search backend that is not installed), on a model without it.
 
 `builtin=False` (or `native=False`, Pydantic AI's later name) uses the local side only. Subclasses provide
-defaults by overriding `default_builtin`,
-`default_local`, `builtin_only_fields` and `local_unavailable_reason`; the local side may be a function, a
-`Tool` or a whole toolset.
+defaults by overriding `default_builtin`, `default_local`, `local_strategy`, `builtin_only_fields` and
+`local_unavailable_reason`; the local side may be a function, a `Tool`, a whole toolset, or the name of a
+strategy the subclass knows (`WebSearch(local='duckduckgo')`), checked when the capability is built.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from agent._model_request_context import ModelRequestContext
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT, Tool
 from agent._tool_def import ToolDefinition
-from agent.builtin_tools import AbstractBuiltinTool
+from agent.builtin_tools import AbstractBuiltinTool, native_kinds
 from agent.exceptions import UserError
 
 from ._abstract import AbstractCapability
@@ -56,8 +56,9 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
 
     builtin: AbstractBuiltinTool | bool = True
     """The native tool; `True` for the class's default one, `False` to never use it (local only)."""
-    local: LocalTool | bool | None = None
-    """The local fallback (function, `Tool` or toolset); `None`/`True` for the class's default, `False` for none."""
+    local: LocalTool | str | bool | None = None
+    """The local fallback (function, `Tool`, toolset, or a strategy's name); `None`/`True` for the class's default,
+    `False` for none."""
     native: AbstractBuiltinTool | bool | None = field(default=None, repr=False, compare=False)
     """Pydantic AI's later name for `builtin`: pass either one; after construction both hold the same value."""
 
@@ -74,7 +75,12 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
         if self.builtin is False and self.local is False:
             raise UserError(f'{name}(builtin=False, local=False) provides nothing: allow at least one side')
         if self.builtin is not False and self.builtin_tool() is None:
-            raise UserError(f'{name} has no default native tool: pass builtin=<a native tool> or builtin=False')
+            raise UserError(
+                f'{name} has no default native tool (native=True requires a subclass that provides one): '
+                'pass native=<a native tool> (or builtin=...), or native=False'
+            )
+        if isinstance(self.local, str):
+            self.local_strategy(self.local)  # an unknown or uninstallable strategy fails here, not mid-run
         if self.builtin is False:
             if only := self.builtin_only_fields():
                 raise UserError(
@@ -98,6 +104,17 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
         """The constraint fields that are set and that only the native tool can enforce."""
         return []
 
+    def local_strategy(self, name: str) -> LocalTool:
+        """The local side that `local=<name>` stands for (the base class knows no names).
+
+        Raises:
+            UserError: for a name this class does not know, or a strategy whose package is not installed.
+        """
+        raise UserError(
+            f'{type(self).__name__}(local={name!r}): `local={name!r}` is not supported; '
+            'pass local=<a function, Tool or toolset>'
+        )
+
     def local_unavailable_reason(self) -> str:
         """Why there is no local fallback, and what to do about it (for error messages)."""
         return 'none was given; pass local=<a function, Tool or toolset>'
@@ -120,7 +137,12 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
     def _build_local_toolset(self) -> AbstractToolset[AgentDepsT] | None:
         if self.local is False or self.builtin_only_fields():
             return None
-        local = self.default_local() if self.local is None or self.local is True else self.local
+        if self.local is None or self.local is True:
+            local = self.default_local()
+        elif isinstance(self.local, str):
+            local = self.local_strategy(self.local)
+        else:
+            local = self.local
         if local is None:
             return None
         from agent.toolsets import AbstractToolset, FunctionToolset
@@ -145,6 +167,20 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
         tool = self.builtin_tool()
         return [tool] if tool is not None else []
 
+    def get_native_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
+        """The native tool this capability requests (`get_builtin_tools` under Pydantic AI's later name)."""
+        return self.get_builtin_tools()
+
+    def _native_unique_id(self) -> str:
+        # Pydantic AI's name for what marks the local tools as fallbacks (`unless_native`).
+        tool = self.builtin_tool()
+        if not isinstance(tool, AbstractBuiltinTool):
+            raise UserError(f'{type(self).__name__} cannot derive native unique_id: its native tool is {tool!r}')
+        return tool.unique_id
+
+    def _requires_native(self) -> bool:
+        return bool(self.builtin_only_fields())
+
     def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
         return self.local_toolset()
 
@@ -160,7 +196,7 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
     ) -> ModelRequestContext:
         """Fail with a clear `UserError` when the model lacks the native tool and no local side can stand in."""
         tool = self.builtin_tool()
-        if tool is None or tool.kind in request_context.model.profile.supported_native_tools:
+        if tool is None or tool.kind in native_kinds(request_context.model.profile.supported_native_tools):
             return request_context
         if self.local_toolset() is not None:
             return request_context

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent._tool import AgentDepsT
-from agent.builtin_tools import builtin_tool_from_spec
+from agent.builtin_tools import AbstractBuiltinTool, builtin_tool_from_spec
 
 from ._abstract import AbstractCapability
 from ._types import AgentBuiltinTool
@@ -36,9 +36,26 @@ class BuiltinTool(AbstractCapability[AgentDepsT]):
     def get_builtin_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
         return [self.tool]
 
+    def get_native_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
+        """The native tool (`get_builtin_tools` under Pydantic AI's later name)."""
+        return self.get_builtin_tools()
+
     @classmethod
-    def from_spec(cls, kind: str, **fields: Any) -> BuiltinTool[Any]:
-        """Build from a spec entry: the native tool's `kind` and its fields."""
+    def from_spec(
+        cls, kind: str | None = None, *, tool: Mapping[str, Any] | AbstractBuiltinTool | None = None, **fields: Any
+    ) -> BuiltinTool[Any]:
+        """Build from a spec entry: the native tool's `kind` and its fields, or `tool={'kind': ..., ...}`.
+
+        Raises:
+            TypeError: when neither a kind nor a tool is given.
+        """
+        if isinstance(tool, AbstractBuiltinTool):
+            return cls(tool)
+        if tool is not None:
+            fields = {**tool, **fields}
+            kind = fields.pop('kind', kind)
+        if kind is None:
+            raise TypeError(f'{cls.__name__}.from_spec() requires either a `tool` argument or a native tool `kind`')
         return cls(builtin_tool_from_spec(kind, **fields))
 
 

@@ -11,6 +11,7 @@ from agent._run_context import RunContext
 from agent._tool import AgentDepsT
 from agent._tool_def import ToolDefinition
 from agent.builtin_tools import AbstractBuiltinTool, MCPServerTool
+from agent.exceptions import UserError
 
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
 
@@ -29,7 +30,8 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
     ```
 
     The direct connection picks its transport from the URL: HTTP+SSE when the path ends in `/sse`, Streamable
-    HTTP otherwise. `allowed_tools` and the authorization token apply on both sides.
+    HTTP otherwise. `allowed_tools` and the authorization token apply on both sides. `local='https://...'`
+    connects directly to another URL than the one the provider is given (e.g. an internal address).
     """
 
     url: str
@@ -64,13 +66,24 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
         )
 
     def default_local(self) -> LocalTool | None:
+        return self._direct_connection(self.url)
+
+    def local_strategy(self, name: str) -> LocalTool:
+        if urlsplit(name).scheme not in ('http', 'https'):
+            raise UserError(
+                f'MCP(local={name!r}) must be an `http(s)://` URL to connect to directly; '
+                'for another connection, pass local=<an MCP server toolset>'
+            )
+        return self._direct_connection(name)
+
+    def _direct_connection(self, url: str) -> LocalTool:
         # Imported here: the MCP SDK is only loaded by agents that connect to a server themselves.
         from agent._mcp._transports import server_for_url
 
         headers = dict(self.headers or {})
         if self.authorization_token is not None:
             headers['Authorization'] = f'Bearer {self.authorization_token}'
-        server = server_for_url(self.url, headers=headers or None, id=self.server_id)
+        server = server_for_url(url, headers=headers or None, id=self.server_id)
         if self.allowed_tools is None:
             return server
         allowed = set(self.allowed_tools)
@@ -92,9 +105,10 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
         description: str | None = None,
         builtin: bool = True,
         native: bool | None = None,
-        local: bool | None = None,
+        local: bool | str | None = None,
     ) -> MCP[Any]:
-        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) as a boolean and `local` as a boolean
+        or the URL to connect to directly)."""
         return cls(
             url=url,
             id=id,

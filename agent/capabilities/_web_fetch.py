@@ -84,6 +84,9 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
             max_redirects=self.max_redirects,
         )
 
+    def local_strategy(self, name: str) -> LocalTool:
+        raise UserError(f'WebFetch(local={name!r}) is not a known strategy: use local=True for the built-in fetcher')
+
     def default_local(self) -> LocalTool | None:
         policy = self.fetch_policy()
         max_chars = self.max_content_tokens * _CHARS_PER_TOKEN if self.max_content_tokens is not None else None

@@ -11,10 +11,14 @@ from typing import Any, Literal
 from agent._threads import run_sync_in_thread
 from agent._tool import AgentDepsT, Tool
 from agent.builtin_tools import AbstractBuiltinTool, WebSearchTool, WebSearchUserLocation
+from agent.exceptions import UserError
 
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
 
-__all__ = ('WebSearch',)
+__all__ = ('WebSearch', 'WebSearchLocalStrategy')
+
+WebSearchLocalStrategy = Literal['duckduckgo']
+"""The local search backends `WebSearch(local=...)` can name."""
 
 SEARCH_BACKENDS = ('ddgs', 'duckduckgo_search')
 """Modules offering a `DDGS` class with `text(query, max_results=...)`, tried in this order."""
@@ -56,6 +60,7 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
     WebSearch()                               # native, or DuckDuckGo locally (the 'duckduckgo' extra)
     WebSearch(allowed_domains=['example.com'])  # needs the native tool: a UserError on other models
     WebSearch(local=my_search_function)       # your own local backend
+    WebSearch(local='duckduckgo')             # DuckDuckGo locally, checked to be installed right away
     ```
 
     The local tool uses the `ddgs` package (installed by the `duckduckgo` extra) if it is there; without it, and
@@ -97,6 +102,14 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
             'or pass local=<a search function>'
         )
 
+    def local_strategy(self, name: str) -> LocalTool:
+        if name != 'duckduckgo':
+            raise UserError(f"WebSearch(local={name!r}) is not a known strategy; the known one is 'duckduckgo'")
+        tool = self.default_local()
+        if tool is None:
+            raise UserError(f"WebSearch(local='duckduckgo') cannot run: {self.local_unavailable_reason()}")
+        return tool
+
     def default_local(self) -> LocalTool | None:
         backend = installed_search_backend()
         if backend is None:
@@ -125,9 +138,10 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
         max_results: int = 5,
         builtin: bool = True,
         native: bool | None = None,
-        local: bool | None = None,
+        local: bool | WebSearchLocalStrategy | None = None,
     ) -> WebSearch[Any]:
-        """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
+        """Build from a spec entry (the fields, with `builtin` (or `native`) as a boolean and `local` as a boolean
+        or a strategy's name)."""
         return cls(
             search_context_size=search_context_size,
             user_location=user_location,

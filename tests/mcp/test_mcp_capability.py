@@ -171,3 +171,17 @@ async def test_an_agent_spec_builds_the_capability_and_its_prefix(mcp_url: str):
 def test_a_spec_with_an_unknown_mcp_field_is_a_user_error():
     with pytest.raises(UserError, match="Invalid arguments for capability 'MCP': nope"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'MCP': {'url': 'https://h/mcp', 'nope': 1}}]})
+
+
+async def test_a_local_url_connects_directly_there_while_the_provider_gets_the_public_one(mcp_url: str):
+    recorder = Recorder('greet', {'name': 'Lin'})
+    cap = MCP(url='https://mcp.example.com/api', local=mcp_url, id='docs')
+    [native] = cap.get_native_tools()
+    assert isinstance(native, MCPServerTool)
+    assert native.url == 'https://mcp.example.com/api'
+
+    result = await Agent(recorder.model, capabilities=[cap]).run('greet Lin')
+
+    assert parts_of(result.all_messages(), ToolReturnPart)[0].content == 'Hello, Lin!'
+    with pytest.raises(UserError, match=r"MCP\(local='docs-server'\) must be an `http\(s\)://` URL"):
+        MCP(url=mcp_url, local='docs-server')

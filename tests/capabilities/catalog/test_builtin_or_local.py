@@ -110,7 +110,7 @@ def test_a_local_side_keeps_working_under_a_prefix() -> None:
     ('kwargs', 'message'),
     [
         ({'builtin': False, 'local': False}, r'BuiltinOrLocalTool\(builtin=False, local=False\) provides nothing'),
-        ({'local': run_python}, r'has no default native tool: pass builtin=<a native tool> or builtin=False'),
+        ({'local': run_python}, r'has no default native tool \(native=True requires a subclass that provides one\)'),
         ({'builtin': False}, r'BuiltinOrLocalTool\(builtin=False\) needs a local fallback: none was given'),
     ],
 )

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from agent import Agent, AgentSpec, UserError
-from agent.builtin_tools import CodeExecutionTool
+from agent.builtin_tools import CodeExecutionTool, WebSearchTool
 from agent.capabilities import BuiltinTool, ImageGeneration, PrefixTools, Thinking, WebFetch, WebSearch
+
+from ._models import Script
 
 SPEC_YAML = """\
 model: test
@@ -71,3 +73,14 @@ def test_from_spec_keyword_overrides_win_over_the_spec(tmp_path: Path) -> None:
     assert agent.name == 'overridden'
     assert agent.capabilities[-1] == WebSearch(max_results=1)
     assert len(agent.capabilities) == 7
+
+
+def test_a_native_tool_entry_may_name_its_tool_as_a_mapping() -> None:
+    explicit = BuiltinTool.from_spec(tool={'kind': 'web_search', 'max_uses': 2})
+    assert explicit.get_native_tools() == [WebSearchTool(max_uses=2)]
+    script = Script(['ok'], native={'code_execution'})
+    spec = {'model': 'test', 'capabilities': [{'NativeTool': {'tool': {'kind': 'code_execution'}}}]}
+    Agent.from_spec(spec, model=script.model()).run_sync('run it')
+    assert script.offered[0].native_tools == [CodeExecutionTool()]
+    with pytest.raises(TypeError, match='requires either a `tool` argument or a native tool `kind`'):
+        BuiltinTool.from_spec()

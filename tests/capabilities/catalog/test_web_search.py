@@ -111,3 +111,21 @@ def test_web_search_loads_from_a_spec_with_errors_naming_the_field() -> None:
     assert agent.capabilities == [WebSearch(), WebSearch(max_uses=2)]
     with pytest.raises(UserError, match=r"Invalid arguments for capability 'WebSearch': search_context_size: Input"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebSearch': {'search_context_size': 'huge'}}]})
+
+
+def test_local_duckduckgo_names_the_backend_and_is_checked_when_built(
+    fake_ddgs: list[tuple[str, int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = Script([[ToolCallPart('web_search', {'query': 'workflows'}, 's1')], 'ok'])
+    cap = WebSearch(local='duckduckgo', max_results=2)
+    assert cap.get_native_tools() == [WebSearchTool()]
+    Agent(script.model(), capabilities=[cap]).run_sync('q')
+    assert fake_ddgs == [('workflows', 2)]
+
+    with pytest.raises(UserError, match=r"WebSearch\(local='bing'\) is not a known strategy"):
+        WebSearch(local='bing')
+    monkeypatch.setattr('agent.capabilities._web_search.SEARCH_BACKENDS', ('no_such_search_backend',))
+    with pytest.raises(UserError, match=r"WebSearch\(local='duckduckgo'\) cannot run: no local search backend"):
+        WebSearch(local='duckduckgo')
+    with pytest.raises(UserError, match='WebSearch'):
+        Agent.from_spec({'model': 'test', 'capabilities': [{'WebSearch': {'local': 'bing'}}]})
