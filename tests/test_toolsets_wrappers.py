@@ -9,6 +9,7 @@ import pytest
 
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
+from agent._warnings import PydanticAIDeprecationWarning
 from agent.exceptions import ApprovalRequired, UserError
 from agent.toolsets import (
     ApprovalRequiredToolset,
@@ -121,18 +122,19 @@ async def test_prepared_toolset_can_modify_and_drop_definitions():
     assert await call(toolset, 'add', {'a': 2, 'b': 2}) == 4
 
 
-async def test_prepared_toolset_returning_none_offers_no_tools():
+async def test_prepared_toolset_returning_none_offers_no_tools_with_a_deprecation_warning():
     def nothing(ctx: RunContext[Any], tool_defs: list[ToolDefinition]) -> None:
         return None
 
-    assert await math_toolset().prepared(nothing).get_tools(make_ctx()) == {}
+    with pytest.warns(PydanticAIDeprecationWarning, match=r"'.*nothing' returned `None`.*Return `\[\]`"):
+        assert await math_toolset().prepared(nothing).get_tools(make_ctx()) == {}
 
 
 async def test_prepared_toolset_may_not_rename_or_add_tools():
     def rename(ctx: RunContext[Any], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         return [replace(d, name=f'new_{d.name}') for d in tool_defs]
 
-    with pytest.raises(UserError, match="'new_add'"):
+    with pytest.raises(UserError, match=r"Prepare function cannot add or rename tools\..*'new_add'"):
         await math_toolset().prepared(rename).get_tools(make_ctx())
 
 
