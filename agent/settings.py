@@ -10,6 +10,7 @@ from typing_extensions import TypedDict
 __all__ = (
     'ModelSettings',
     'ThinkingEffort',
+    'ThinkingLevel',
     'ToolChoice',
     'ToolChoiceScalar',
     'ToolOrOutput',
@@ -18,6 +19,10 @@ __all__ = (
 
 ThinkingEffort = Literal['minimal', 'low', 'medium', 'high', 'xhigh']
 """Unified thinking effort levels; each model maps them to its own parameters."""
+
+ThinkingLevel: TypeAlias = bool | ThinkingEffort
+"""A unified thinking setting: `True` (the model's default effort), `False` (off, where the model can turn it off)
+or an effort level."""
 
 ToolChoiceScalar: TypeAlias = Literal['none', 'required', 'auto']
 """`'auto'`: the model decides; `'none'`: no function tools; `'required'`: the model must call a function tool."""
@@ -74,8 +79,13 @@ class ModelSettings(TypedDict, total=False):
     """Per-token logit adjustments."""
     stop_sequences: list[str]
     """Sequences that stop generation."""
-    thinking: bool | ThinkingEffort
-    """Enable thinking/reasoning (`True` or an effort level) or disable it (`False`)."""
+    thinking: ThinkingLevel
+    """Enable thinking/reasoning (`True` or an effort level) or disable it (`False`).
+
+    `Model.prepare_request` moves it into `ModelRequestParameters.thinking` when the model's profile supports
+    thinking (a model that cannot think ignores it; one that always thinks ignores `False`), and takes it out of
+    the settings the provider sees. Provider settings such as `anthropic_thinking` take precedence over it.
+    """
     extra_headers: dict[str, str]
     """Extra HTTP headers sent with the request."""
     extra_body: object

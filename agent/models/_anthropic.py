@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 from agent._events import ModelResponseStreamEvent
 from agent._parts import ModelMessage, ModelResponse, ModelResponsePart
 from agent._tool_def import ToolDefinition
-from agent.exceptions import ModelAPIError, ModelHTTPError
+from agent.exceptions import ModelAPIError, ModelHTTPError, UserError
+from agent.profiles.anthropic import ANTHROPIC_THINKING_BUDGET_MAP, AnthropicModelProfile, anthropic_model_profile
 from agent.providers import Provider
-from agent.settings import ModelSettings
+from agent.settings import ModelSettings, merge_model_settings
 
 from . import ModelProfile, ModelRequestParameters, StreamedResponse
 from ._anthropic_messages import (
@@ -21,6 +22,7 @@ from ._anthropic_messages import (
     block_part,
     native_call_part,
 )
+from ._anthropic_settings import AnthropicModelSettings, anthropic_output_config, anthropic_thinking, check_task_budget
 from ._http import HTTPCall
 from ._http_model import HTTPModel, HTTPStreamedResponse
 from ._native_tools import native_field, native_kind
@@ -41,19 +43,11 @@ __all__ = ('THINKING_BUDGETS', 'AnthropicModel', 'AnthropicStreamedResponse')
 DEFAULT_MAX_TOKENS = 4096
 """The Messages API requires `max_tokens`; this is used when the settings leave it out."""
 
-THINKING_BUDGETS: dict[str, int] = {'minimal': 1024, 'low': 2048, 'medium': 4096, 'high': 16384, 'xhigh': 32768}
-"""Thinking token budgets per effort level (`thinking=True` is `'medium'`)."""
+THINKING_BUDGETS: dict[str, int] = {
+    level: budget for level, budget in ANTHROPIC_THINKING_BUDGET_MAP.items() if isinstance(level, str)
+}
+"""Thinking token budgets per effort level, for models without adaptive thinking (`thinking=True`: 10000)."""
 
-_NATIVE_TOOLS = frozenset({'web_search', 'code_execution', 'web_fetch', 'mcp_server'})
-# Models with structured outputs (the response constrained to a JSON schema).
-_JSON_SCHEMA_OUTPUT_MODELS = (
-    'claude-haiku-4-5',
-    'claude-sonnet-4-5',
-    'claude-sonnet-4-6',
-    'claude-opus-4-1',
-    'claude-opus-4-5',
-    'claude-opus-4-6',
-)
 _BETAS = {'code_execution': 'code-execution-2025-08-25', 'web_fetch': 'web-fetch-2025-09-10'}
 _MCP_BETA = 'mcp-client-2025-04-04'
 
@@ -94,13 +88,9 @@ class AnthropicModel(HTTPModel):
 
     @classmethod
     def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
-        """Tools for structured output, extended thinking (Claude 3.7 and later), and Anthropic's server tools."""
-        thinks = not model_name.startswith(('claude-3-5', 'claude-3-haiku', 'claude-3-opus', 'claude-3-sonnet'))
-        return ModelProfile(
-            supports_thinking=thinks,
-            supported_native_tools=_NATIVE_TOOLS,
-            supports_json_schema_output=model_name.startswith(_JSON_SCHEMA_OUTPUT_MODELS),
-        )
+        """`anthropic_model_profile`: tools for structured output, thinking (Claude 3.7 and later, adaptive on the
+        newest), and Anthropic's server tools."""
+        return anthropic_model_profile(model_name)
 
     def build_call(
         self,
@@ -114,7 +104,10 @@ class AnthropicModel(HTTPModel):
         native_tools = params.native_tools  # settled by `prepare_request`: all supported
         system_prompts, wire_messages = anthropic_messages(messages)
         system = join_instructions(last_instructions(messages), *system_prompts, prompted_output_instructions(params))
-        thinking, max_tokens = _thinking(settings, self.profile)
+        check_task_budget(self.profile, self.model_name, settings)
+        thinking = self._translate_thinking(settings, params)
+        max_tokens = _max_tokens(settings, thinking)
+        sampling = not AnthropicModelProfile.from_profile(self.profile).anthropic_disallows_sampling_settings
         choice = tools_for_request(settings, params)
         tools = [_tool(tool_def) for tool_def in choice.tools]
         tools += [_native_tool(tool) for tool in native_tools if native_kind(tool) != 'mcp_server']
@@ -123,14 +116,14 @@ class AnthropicModel(HTTPModel):
             'max_tokens': max_tokens,
             'system': system,
             'messages': wire_messages,
-            'temperature': settings.get('temperature'),
-            'top_p': settings.get('top_p'),
+            'temperature': settings.get('temperature') if sampling else None,
+            'top_p': settings.get('top_p') if sampling else None,
             'stop_sequences': settings.get('stop_sequences'),
             'thinking': thinking,
             'tools': tools or None,
             'tool_choice': _tool_choice(choice.mode, settings, thinking) if tools else None,
             'mcp_servers': [_mcp_server(t) for t in native_tools if native_kind(t) == 'mcp_server'] or None,
-            'output_config': _output_config(params),
+            'output_config': self._build_output_config(params, settings),
         }
         if stream:
             body['stream'] = True
@@ -140,6 +133,41 @@ class AnthropicModel(HTTPModel):
             headers=self._headers_with_betas(settings, native_tools),
             timeout=settings.get('timeout'),
         )
+
+    def prepare_request(
+        self, model_settings: ModelSettings | None, model_request_parameters: ModelRequestParameters
+    ) -> tuple[ModelSettings | None, ModelRequestParameters]:
+        """As `Model.prepare_request`; with thinking on, an `'auto'` output mode is native output (or prompted output
+        without it) rather than output tools, since a thinking Claude cannot be made to call a tool.
+
+        Raises:
+            UserError: as `Model.prepare_request`, or if `anthropic_thinking` asks for budget thinking of a model
+                that only thinks adaptively.
+        """
+        merged = merge_model_settings(self.settings, model_settings) or ModelSettings()
+        explicit = cast(AnthropicModelSettings, merged).get('anthropic_thinking')
+        adaptive_only = AnthropicModelProfile.from_profile(self.profile).anthropic_disallows_budget_thinking
+        if adaptive_only and explicit and explicit.get('type') == 'enabled':
+            raise UserError(
+                f"{self.model_name!r} only thinks adaptively: use `anthropic_thinking={{'type': 'adaptive'}}` (with "
+                '`anthropic_effort=...` for the depth) rather than a token budget.'
+            )
+        thinking_on = explicit.get('type') in ('enabled', 'adaptive') if explicit else bool(merged.get('thinking'))
+        params = model_request_parameters
+        if thinking_on and params.output_tools:
+            params = params.with_default_output_mode(
+                'native' if self.profile.supports_json_schema_output else 'prompted'
+            )
+        return super().prepare_request(model_settings, params)
+
+    def _translate_thinking(self, settings: ModelSettings, params: ModelRequestParameters) -> dict[str, Any] | None:
+        """The `thinking` parameter: `anthropic_thinking` if set, else the resolved `params.thinking` mapped by the
+        profile (adaptive, or a token budget); `None` leaves it out."""
+        return anthropic_thinking(self.profile, settings, params)
+
+    def _build_output_config(self, params: ModelRequestParameters, settings: ModelSettings) -> dict[str, Any] | None:
+        """The `output_config` parameter: native output's format, the effort and the task budget."""
+        return anthropic_output_config(self.profile, settings, params)
 
     def _headers_with_betas(self, settings: ModelSettings, native_tools: list[Any]) -> dict[str, str]:
         kinds = {native_kind(tool) for tool in native_tools}
@@ -272,31 +300,22 @@ def _stream_error(model_name: str, error: dict[str, Any]) -> Exception:
     return ModelAPIError(model_name, f'The stream reported an error: {error}')
 
 
-def _thinking(settings: ModelSettings, profile: ModelProfile) -> tuple[dict[str, Any] | None, int]:
-    """The `thinking` parameter and `max_tokens`, which must leave room for the answer after the thinking budget."""
-    max_tokens = settings.get('max_tokens')
-    effort = settings.get('thinking')
-    if not profile.supports_thinking or effort is None:
-        return None, max_tokens or DEFAULT_MAX_TOKENS
-    if effort is False:
-        return {'type': 'disabled'}, max_tokens or DEFAULT_MAX_TOKENS
-    budget = THINKING_BUDGETS['medium' if effort is True else effort]
-    if max_tokens is None:
-        max_tokens = budget + DEFAULT_MAX_TOKENS
-    elif budget >= max_tokens:
-        budget = max(THINKING_BUDGETS['minimal'], max_tokens - 1)
-    return {'type': 'enabled', 'budget_tokens': budget}, max_tokens
+def _max_tokens(settings: ModelSettings, thinking: dict[str, Any] | None) -> int:
+    """`max_tokens`, which must leave room for the answer after a thinking budget.
 
-
-def _output_config(params: ModelRequestParameters) -> dict[str, Any] | None:
-    """Native structured output: the response text constrained to the output object's JSON schema.
-
-    Older models have no such mode; `prepare_request` refuses `NativeOutput` for them, so users pick
-    `PromptedOutput` or output tools there.
+    Unset, it is the budget plus `DEFAULT_MAX_TOKENS`; set at or below the budget, the budget is what gives way
+    (in `thinking`, which is changed in place).
     """
-    if params.output_mode != 'native' or params.output_object is None:
-        return None
-    return {'format': {'type': 'json_schema', 'schema': params.output_object.json_schema}}
+    max_tokens = settings.get('max_tokens')
+    budget = thinking.get('budget_tokens') if thinking and thinking.get('type') == 'enabled' else None
+    if not isinstance(budget, int):
+        return max_tokens or DEFAULT_MAX_TOKENS
+    if max_tokens is None:
+        return budget + DEFAULT_MAX_TOKENS
+    if budget >= max_tokens:
+        assert thinking is not None
+        thinking['budget_tokens'] = max(ANTHROPIC_THINKING_BUDGET_MAP['minimal'], max_tokens - 1)
+    return max_tokens
 
 
 def _tool(tool_def: ToolDefinition) -> dict[str, Any]:
@@ -309,7 +328,7 @@ def _tool_choice(
     mode: ToolChoiceMode, settings: ModelSettings, thinking: dict[str, Any] | None
 ) -> dict[str, Any] | None:
     # With thinking on, Anthropic only accepts an `auto` (or `none`) tool choice: a required call becomes optional.
-    thinking_on = bool(thinking and thinking.get('type') == 'enabled')
+    thinking_on = bool(thinking and thinking.get('type') in ('enabled', 'adaptive'))
     kind = {'auto': 'auto', 'none': 'none', 'required': 'auto' if thinking_on else 'any'}[mode]
     choice: dict[str, Any] = {'type': kind}
     if settings.get('parallel_tool_calls') is False and kind != 'none':

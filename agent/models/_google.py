@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator, Hashable
-from typing import Any
+from typing import Any, cast
 
 from agent._events import ModelResponseStreamEvent
 from agent._parts import ModelMessage, ModelResponse, ModelResponsePart, NativeToolCallPart
 from agent._tool_def import ToolDefinition
 from agent.exceptions import ModelAPIError
+from agent.profiles.google import GoogleModelProfile, google_model_profile
 from agent.providers import Provider
 from agent.settings import ModelSettings
 
@@ -37,15 +38,23 @@ from ._wire import (
     with_extras,
 )
 
-__all__ = ('THINKING_BUDGETS', 'GoogleModel', 'GoogleStreamedResponse')
+__all__ = ('THINKING_BUDGETS', 'GoogleModel', 'GoogleModelSettings', 'GoogleStreamedResponse')
 
-THINKING_BUDGETS: dict[str, int] = {'minimal': 512, 'low': 2048, 'medium': 8192, 'high': 24576, 'xhigh': 32768}
-"""Thinking token budgets per effort level for Gemini 2.5 models (`True` lets the model decide)."""
+THINKING_BUDGETS: dict[str, int] = {'minimal': 128, 'low': 2048, 'medium': 8192, 'high': 24576, 'xhigh': 24576}
+"""Thinking token budgets per effort level for Gemini 2.5 models (`True` lets the model decide).
 
-_THINKING_LEVELS = {'minimal': 'minimal', 'low': 'low', 'medium': 'medium', 'high': 'high', 'xhigh': 'high'}
-_NATIVE_TOOLS = frozenset({'web_search', 'code_execution', 'web_fetch'})
+They stay within what both 2.5 Flash (0 to 24576) and 2.5 Pro (128 to 32768) accept."""
+
+_THINKING_LEVELS = {'minimal': 'MINIMAL', 'low': 'LOW', 'medium': 'MEDIUM', 'high': 'HIGH', 'xhigh': 'HIGH'}
 _CALLING_MODES = {'auto': 'AUTO', 'none': 'NONE', 'required': 'ANY'}
 _NATIVE_TOOL_CONFIGS = {'web_search': 'googleSearch', 'code_execution': 'codeExecution', 'web_fetch': 'urlContext'}
+
+
+class GoogleModelSettings(ModelSettings, total=False):
+    """Settings for `GoogleModel`: the common ones plus Google's own, all prefixed `google_`."""
+
+    google_thinking_config: dict[str, Any]
+    """The thinking config in the SDK's spelling (e.g. `{'include_thoughts': False}`); wins over `thinking`."""
 
 
 class GoogleModel(HTTPModel):
@@ -84,14 +93,30 @@ class GoogleModel(HTTPModel):
 
     @classmethod
     def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
-        """JSON schema output, thinking from Gemini 2.5 on, Google Search, code execution and URL context."""
-        return ModelProfile(
-            supports_json_schema_output=True,
-            supports_json_object_output=True,
-            supports_image_output='image' in model_name,
-            supported_native_tools=_NATIVE_TOOLS,
-            supports_thinking=not model_name.startswith(('gemini-1', 'gemini-2.0', 'gemma')),
-        )
+        """`google_model_profile`: JSON schema output, thinking from Gemini 2.5 on, Google Search, code execution
+        and URL context."""
+        return google_model_profile(model_name)
+
+    def _translate_thinking(self, settings: ModelSettings, params: ModelRequestParameters) -> dict[str, Any] | None:
+        """The thinking config in the SDK's spelling (`include_thoughts`, `thinking_level`, `thinking_budget`):
+        `google_thinking_config` if set, else the resolved `params.thinking` mapped by the profile; `None` sends none.
+
+        Gemini 3 and later take a level, Gemini 2.5 a token budget; `False` is the lowest level or a zero budget.
+        """
+        explicit = cast(GoogleModelSettings, settings).get('google_thinking_config')
+        if explicit:
+            return explicit
+        thinking = params.thinking
+        if thinking is None:
+            return None
+        levels = GoogleModelProfile.from_profile(self.profile).google_supports_thinking_level
+        if thinking is False:
+            return {'thinking_level': 'MINIMAL'} if levels else {'thinking_budget': 0}
+        if thinking is True:
+            return {'include_thoughts': True}
+        if levels:
+            return {'include_thoughts': True, 'thinking_level': _THINKING_LEVELS[thinking]}
+        return {'include_thoughts': True, 'thinking_budget': THINKING_BUDGETS[thinking]}
 
     def build_call(
         self,
@@ -116,7 +141,8 @@ class GoogleModel(HTTPModel):
             'toolConfig': {'functionCallingConfig': {'mode': _CALLING_MODES[choice.mode]}}
             if declarations and choice.mode != 'auto'
             else None,
-            'generationConfig': _generation_config(settings, params, self.profile, self.model_name) or None,
+            'generationConfig': _generation_config(settings, params, self._translate_thinking(settings, params))
+            or None,
         }
         action = 'streamGenerateContent?alt=sse' if stream else 'generateContent'
         return HTTPCall(
@@ -244,7 +270,7 @@ def _declaration(tool_def: ToolDefinition) -> dict[str, Any]:
 
 
 def _generation_config(
-    settings: ModelSettings, params: ModelRequestParameters, profile: ModelProfile, model_name: str
+    settings: ModelSettings, params: ModelRequestParameters, thinking: dict[str, Any] | None
 ) -> dict[str, Any]:
     output = params.output_object
     # Gemini refuses a JSON response type alongside tools, so prompted output then relies on the instructions.
@@ -262,21 +288,17 @@ def _generation_config(
         'frequencyPenalty': settings.get('frequency_penalty'),
         'responseMimeType': 'application/json' if json_output else None,
         'responseJsonSchema': output.json_schema if output is not None and params.output_mode == 'native' else None,
-        'thinkingConfig': _thinking_config(settings, profile, model_name),
+        'thinkingConfig': _wire_thinking_config(thinking) if thinking else None,
     }
     return drop_none(config)
 
 
-def _thinking_config(settings: ModelSettings, profile: ModelProfile, model_name: str) -> dict[str, Any] | None:
-    """Gemini 2.5 takes a token budget; Gemini 3 and later take a level (and cannot turn thinking off)."""
-    effort = settings.get('thinking')
-    if not profile.supports_thinking or effort is None:
-        return None
-    budgeted = model_name.startswith('gemini-2')
-    if effort is False:
-        return {'thinkingBudget': 0} if budgeted else {'thinkingLevel': 'low'}
-    if effort is True:
-        return {'includeThoughts': True}
-    if budgeted:
-        return {'includeThoughts': True, 'thinkingBudget': THINKING_BUDGETS[effort]}
-    return {'includeThoughts': True, 'thinkingLevel': _THINKING_LEVELS[effort]}
+def _wire_thinking_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The SDK-spelled thinking config as the REST API spells it: camel-case names (`thinking_budget` ->
+    `thinkingBudget`) and the level in lower case, as the API's documentation writes it (`'HIGH'` -> `'high'`)."""
+    wire: dict[str, Any] = {}
+    for key, value in config.items():
+        head, *rest = key.split('_')
+        name = head + ''.join(word.capitalize() for word in rest)
+        wire[name] = value.lower() if name == 'thinkingLevel' and isinstance(value, str) else value
+    return wire

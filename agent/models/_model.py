@@ -98,7 +98,8 @@ class Model(ABC):
     ) -> tuple[ModelSettings | None, ModelRequestParameters]:
         """Resolve settings and parameters for one request to this model.
 
-        Merges the model's default settings under `model_settings`, applies `customize_request_parameters`,
+        Merges the model's default settings under `model_settings`, moves the `thinking` setting into the
+        parameters (see `_resolve_thinking`), applies `customize_request_parameters`,
         resolves the `'auto'` output mode from the profile, settles native tools (see `_settle_native_tools`),
         and leaves out return schemas unless a tool opts in. The caller's parameters and tool definitions are
         never mutated.
@@ -107,15 +108,19 @@ class Model(ABC):
             UserError: if a requested native tool is not supported by this model and has no local fallback, or if
                 native structured output is asked of a model without a JSON schema output mode.
         """
-        settings = merge_model_settings(self.settings, model_settings)
-        params = self.customize_request_parameters(model_request_parameters)
+        settings, params = _resolve_thinking(
+            merge_model_settings(self.settings, model_settings), model_request_parameters, self.profile
+        )
+        params = self.customize_request_parameters(params)
         # A profile whose default structured mode is native evidently has one, whatever its flags say.
         native_ok = self.profile.supports_json_schema_output or self.profile.default_structured_output_mode == 'native'
         if params.output_mode == 'native' and not native_ok:
             raise UserError(
                 f'{self.label} does not support native structured output; use PromptedOutput(...) or ToolOutput(...).'
             )
-        params = _with_prompted_output_template(_resolve_auto_output_mode(params, self.profile), self.profile)
+        params = _with_prompted_output_template(
+            params.with_default_output_mode(self.profile.default_structured_output_mode), self.profile
+        )
         native_tools, function_tools = _settle_native_tools(self, params)
         function_tools = [_without_return_schema(tool_def) for tool_def in function_tools]
         output_tools = [_without_return_schema(tool_def) for tool_def in params.output_tools]
@@ -154,6 +159,25 @@ class Model(ABC):
     def label(self) -> str:
         """`'<system>:<model_name>'`, for logs and traces."""
         return f'{self.system}:{self.model_name}'
+
+
+def _resolve_thinking(
+    settings: ModelSettings | None, params: ModelRequestParameters, profile: ModelProfile
+) -> tuple[ModelSettings | None, ModelRequestParameters]:
+    """Move the unified `thinking` setting out of the settings and into `params.thinking`, as far as the model can
+    honour it: a model that cannot think ignores it, one that always thinks ignores `False`.
+
+    Settings without `thinking` leave `params.thinking` as it is, so preparing a prepared request changes nothing;
+    settings holding nothing else become `None`.
+    """
+    if settings is None or 'thinking' not in settings:
+        return settings, params
+    thinking = settings['thinking']
+    honoured = profile.supports_thinking or profile.thinking_always_enabled
+    if honoured and not (thinking is False and profile.thinking_always_enabled):
+        params = replace(params, thinking=thinking)
+    rest = cast(ModelSettings, {key: value for key, value in settings.items() if key != 'thinking'})
+    return (rest or None), params
 
 
 def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[list[Any], list[ToolDefinition]]:
@@ -231,18 +255,3 @@ def _with_prompted_output_template(params: ModelRequestParameters, profile: Mode
     if params.prompted_output_template is None:
         return replace(params, prompted_output_template=profile.prompted_output_template)
     return params
-
-
-def _resolve_auto_output_mode(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:
-    """Turn `'auto'` into the profile's structured output mode, keeping only the fields that mode uses.
-
-    A native/prompted default needs an output object; without one the output tools are used instead.
-    """
-    if params.output_mode != 'auto':
-        return params
-    mode = profile.default_structured_output_mode
-    if mode in ('native', 'prompted') and params.output_object is None:
-        mode = 'tool'
-    if mode == 'tool':
-        return replace(params, output_mode='tool', output_object=None)
-    return replace(params, output_mode=mode, output_tools=[], allow_text_output=True)

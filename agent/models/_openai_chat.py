@@ -23,7 +23,7 @@ from ._openai_chat_messages import (
     chat_response_parts,
     chat_usage,
 )
-from ._openai_common import is_openai_api, openai_profile, output_schema_format, reasoning_effort, tool_strict
+from ._openai_common import is_openai_api, openai_profile, openai_reasoning_effort, output_schema_format, tool_strict
 from ._sse import JSONEvent
 from ._tool_choice import tools_for_request
 from ._wire import (
@@ -75,6 +75,11 @@ class OpenAIChatModel(HTTPModel):
         resolved = infer_provider(provider) if isinstance(provider, str) else provider
         super().__init__(model_name, provider=resolved, profile=profile, settings=settings)
 
+    def _translate_thinking(self, settings: ModelSettings, params: ModelRequestParameters) -> str | None:
+        """The `reasoning_effort`: `openai_reasoning_effort` if set, else the resolved `params.thinking` (`True` is
+        `'medium'`, `False` is `'none'`); `None` leaves it out."""
+        return openai_reasoning_effort(settings, params)
+
     @classmethod
     def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
         """JSON schema output; web search for OpenAI's search models; reasoning for reasoning models."""
@@ -106,7 +111,7 @@ class OpenAIChatModel(HTTPModel):
             'presence_penalty': settings.get('presence_penalty'),
             'frequency_penalty': settings.get('frequency_penalty'),
             'logit_bias': settings.get('logit_bias'),
-            'reasoning_effort': reasoning_effort(settings, self.profile),
+            'reasoning_effort': self._translate_thinking(settings, params),
             'response_format': _response_format(params, self.profile),
         }
         if tools:

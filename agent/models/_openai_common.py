@@ -2,26 +2,42 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, cast
 
 from agent._tool_def import ToolDefinition
+from agent.profiles.openai import OPENAI_REASONING_EFFORT_MAP, openai_model_profile
 from agent.providers import Provider
 from agent.settings import ModelSettings
 
-from ._request_parameters import ModelProfile, OutputObjectDefinition
+from ._request_parameters import ModelProfile, ModelRequestParameters, OutputObjectDefinition
 
 __all__ = (
-    'REASONING_MODEL_PREFIXES',
+    'OpenAIChatModelSettings',
+    'OpenAIResponsesModelSettings',
     'is_openai_api',
     'openai_profile',
+    'openai_reasoning',
+    'openai_reasoning_effort',
     'output_schema_format',
-    'reasoning_effort',
     'strict_schema',
     'tool_strict',
 )
 
-REASONING_MODEL_PREFIXES = ('o1', 'o3', 'o4', 'gpt-5')
-"""OpenAI models that reason (and accept a reasoning effort)."""
+
+class OpenAIChatModelSettings(ModelSettings, total=False):
+    """Settings for `OpenAIChatModel`: the common ones plus OpenAI's own, all prefixed `openai_`."""
+
+    openai_reasoning_effort: str
+    """The `reasoning_effort` sent as is (`'none'`, `'minimal'`, `'low'`, ...); wins over `thinking`."""
+
+
+class OpenAIResponsesModelSettings(OpenAIChatModelSettings, total=False):
+    """Settings for `OpenAIResponsesModel`: the Chat Completions ones plus the reasoning summary."""
+
+    openai_reasoning_summary: str
+    """The reasoning summary asked for (`'auto'`, `'concise'`, `'detailed'`); `'auto'` while reasoning if unset."""
+
 
 DEFAULT_OUTPUT_NAME = 'final_result'
 
@@ -32,31 +48,39 @@ def is_openai_api(provider: Provider) -> bool:
 
 
 def openai_profile(model_name: str, provider: Provider, *, native_tools: frozenset[str]) -> ModelProfile:
-    """What an OpenAI (or OpenAI-compatible) model supports.
+    """What an OpenAI (or OpenAI-compatible) model supports: `openai_model_profile` with the API's native tools.
 
-    Compatible servers decide for themselves which parameters they honour, so a model behind another base URL
-    is assumed able to think; OpenAI itself rejects a reasoning effort for models that do not reason.
+    Compatible servers decide for themselves which parameters they honour, so a model behind another base URL is
+    assumed able to think (and to be told not to); OpenAI itself rejects a reasoning effort for models that do
+    not reason.
     """
-    reasons = model_name.startswith(REASONING_MODEL_PREFIXES) or not is_openai_api(provider)
-    return ModelProfile(
-        supports_json_schema_output=True,
-        supports_json_object_output=True,
+    profile = replace(
+        openai_model_profile(model_name),
         supports_image_output='image_generation' in native_tools,
-        default_structured_output_mode='tool',
         supported_native_tools=native_tools,
-        supports_thinking=reasons,
     )
+    if is_openai_api(provider):
+        return profile
+    return replace(profile, supports_thinking=True, thinking_always_enabled=False)
 
 
-def reasoning_effort(settings: ModelSettings, profile: ModelProfile) -> str | None:
-    """The reasoning effort for `settings['thinking']`: `True` is `'medium'`, `False` (or unset) sends nothing.
+def openai_reasoning_effort(settings: ModelSettings, params: ModelRequestParameters) -> str | None:
+    """The `reasoning_effort`: `openai_reasoning_effort` if set, else the resolved `params.thinking` mapped by
+    `OPENAI_REASONING_EFFORT_MAP` (`False` is `'none'`); `None` leaves it out."""
+    explicit = cast(OpenAIChatModelSettings, settings).get('openai_reasoning_effort')
+    if explicit:
+        return explicit
+    return None if params.thinking is None else OPENAI_REASONING_EFFORT_MAP[params.thinking]
 
-    OpenAI's reasoning models cannot all turn reasoning off, so `False` leaves each model at its default.
-    """
-    thinking = settings.get('thinking')
-    if not profile.supports_thinking or thinking is None or thinking is False:
-        return None
-    return 'medium' if thinking is True else thinking
+
+def openai_reasoning(settings: ModelSettings, params: ModelRequestParameters) -> dict[str, Any] | None:
+    """The Responses API's `reasoning` object (`effort`, and `summary` if `openai_reasoning_summary` is set)."""
+    reasoning: dict[str, Any] = {}
+    if effort := openai_reasoning_effort(settings, params):
+        reasoning['effort'] = effort
+    if summary := cast(OpenAIResponsesModelSettings, settings).get('openai_reasoning_summary'):
+        reasoning['summary'] = summary
+    return reasoning or None
 
 
 def tool_strict(tool_def: ToolDefinition) -> tuple[dict[str, Any], bool]:

@@ -16,7 +16,7 @@ from . import ModelProfile, ModelRequestParameters, StreamedResponse
 from ._http import HTTPCall
 from ._http_model import HTTPModel, HTTPStreamedResponse
 from ._native_tools import native_field, native_kind
-from ._openai_common import openai_profile, output_schema_format, reasoning_effort, tool_strict
+from ._openai_common import openai_profile, openai_reasoning, output_schema_format, tool_strict
 from ._openai_responses_items import (
     function_call_part,
     native_item_parts,
@@ -69,6 +69,11 @@ class OpenAIResponsesModel(HTTPModel):
         resolved = infer_provider(provider) if isinstance(provider, str) else provider
         super().__init__(model_name, provider=resolved, profile=profile, settings=settings)
 
+    def _translate_thinking(self, settings: ModelSettings, params: ModelRequestParameters) -> dict[str, Any] | None:
+        """The `reasoning` object: the effort (`openai_reasoning_effort`, else the resolved `params.thinking`) and
+        the `openai_reasoning_summary`; `None` leaves it out."""
+        return openai_reasoning(settings, params)
+
     @classmethod
     def default_profile(cls, model_name: str, provider: Provider) -> ModelProfile:
         """JSON schema output, reasoning for reasoning models, and OpenAI's web search, code interpreter,
@@ -88,7 +93,7 @@ class OpenAIResponsesModel(HTTPModel):
         choice = tools_for_request(settings, params)
         tools = [_tool(tool_def) for tool_def in choice.tools]
         tools += [_native_tool(tool) for tool in native_tools]
-        effort = reasoning_effort(settings, self.profile)
+        reasoning = self._translate_thinking(settings, params)
         body: dict[str, Any] = {
             'model': self.model_name,
             'input': responses_input(messages, provider_name=self.system),
@@ -103,10 +108,13 @@ class OpenAIResponsesModel(HTTPModel):
             if choice.mode != 'auto':
                 body['tool_choice'] = choice.mode
             body['parallel_tool_calls'] = settings.get('parallel_tool_calls')
-        if effort is not None:
-            body['reasoning'] = {'effort': effort, 'summary': 'auto'}
-            # Reasoning items are sent back with their encrypted content, so a run does not depend on stored state.
-            body['include'] = ['reasoning.encrypted_content']
+        if reasoning is not None:
+            if reasoning.get('effort') != 'none':
+                # A summary is what a thinking part shows; reasoning items are sent back with their encrypted
+                # content, so a run does not depend on state stored at OpenAI.
+                reasoning = {'summary': 'auto', **reasoning}
+                body['include'] = ['reasoning.encrypted_content']
+            body['reasoning'] = reasoning
         if stream:
             body['stream'] = True
         return HTTPCall(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal, Self, TypeAlias
 
 from agent._json_schema import JsonSchemaTransformer
 from agent._tool_def import ToolDefinition
 from agent.builtin_tools import NativeToolValue
+from agent.settings import ThinkingLevel
 
 __all__ = (
     'DEFAULT_PROMPTED_OUTPUT_TEMPLATE',
@@ -54,9 +56,40 @@ class ModelProfile:
     supported_native_tools: frozenset[str] = frozenset()
     """Kinds of provider-side tools the model supports ('web_search', 'code_execution', 'web_fetch', ...)."""
     supports_thinking: bool = False
-    """Whether the model can be asked to think/reason before answering."""
+    """Whether the model can be asked to think/reason before answering (the `thinking` setting reaches it)."""
+    thinking_always_enabled: bool = False
+    """Whether the model always thinks: `thinking=False` is then ignored, while effort levels still reach it."""
     json_schema_transformer: type[JsonSchemaTransformer] | None = None
     """Rewrites tool and output schemas into what the provider accepts (`None`: sent as they are)."""
+
+    @classmethod
+    def from_profile(cls, profile: ModelProfile | None) -> Self:
+        """`profile` as this profile class: itself if it already is one, else this class's defaults updated with
+        it (so a provider's model can read its own fields whatever profile it was given)."""
+        if isinstance(profile, cls):
+            return profile
+        return cls().update(profile)
+
+    def update(self, profile: ModelProfile | None) -> Self:
+        """A copy of this profile with every field that `profile` shares with it and sets to a non-default value."""
+        if profile is None:
+            return self
+        own = {f.name for f in dataclasses.fields(self) if f.init}
+        changed = {
+            f.name: getattr(profile, f.name)
+            for f in dataclasses.fields(profile)
+            if f.name in own and getattr(profile, f.name) != _default_of(f)
+        }
+        return dataclasses.replace(self, **changed)
+
+
+def _default_of(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
 
 
 @dataclass
@@ -97,6 +130,22 @@ class ModelRequestParameters:
     """Whether plain text is an acceptable final output."""
     allow_image_output: bool = False
     """Whether an image is an acceptable final output."""
+    thinking: ThinkingLevel | None = None
+    """The thinking asked of this request, resolved by `Model.prepare_request` from the `thinking` setting and
+    the model's profile (`None`: the model's default behaviour). Each provider maps it to its own parameters."""
+
+    def with_default_output_mode(self, mode: StructuredOutputMode) -> ModelRequestParameters:
+        """These parameters with the `'auto'` output mode settled as `mode`, keeping only the fields that mode uses
+        (unchanged when the mode is not `'auto'`). A native or prompted mode needs an output object; without one
+        the output tools are used instead."""
+        if self.output_mode != 'auto':
+            return self
+        if mode in ('native', 'prompted') and self.output_object is None:
+            mode = 'tool'
+        if mode == 'tool':
+            return replace(self, output_mode='tool', output_object=None)
+        return replace(self, output_mode=mode, output_tools=[], allow_text_output=True)
+
 
     @property
     def prompted_output_instructions(self) -> str | None:

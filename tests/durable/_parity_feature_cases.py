@@ -8,10 +8,14 @@ from typing import Any
 from agent import Agent, ModelSettings, RunContext, ToolDefinition
 from agent.capabilities import AbstractCapability, PrepareTools, Thinking
 from agent.messages import ToolCallPart
+from agent.models import ModelProfile
 from agent.toolsets import AbstractToolset, AgentToolset, FunctionToolset
 from agent.toolsets.wrapper import WrapperToolset
 
 from ._parity_harness import Case, Log, call_then_answer
+
+THINKS = ModelProfile(supports_thinking=True)
+"""The profile of a model that can think, so the `thinking` setting reaches it."""
 
 
 def math_tools() -> Case:
@@ -105,10 +109,12 @@ def thinking_on_retry() -> Case:
             return resolve
 
     log = Log()
+    # The model sees the unified `thinking` setting in its request parameters (a model that can think).
     model = call_then_answer(
         [ToolCallPart('noop', {}, 'noop-1')],
         'Hello! How can I help you today?',
-        see=lambda _, info: log.entries.append(info.model_settings),
+        see=lambda _, info: log.entries.append((info.model_settings, info.model_request_parameters.thinking)),
+        profile=THINKS,
     )
     agent = Agent(
         model, capabilities=[ThinkingOnRetry()], model_settings={'temperature': 0.5}, name='parity_thinking_on_retry'
@@ -118,7 +124,7 @@ def thinking_on_retry() -> Case:
     def noop() -> str:
         return 'ok'
 
-    settings = [{'temperature': 0.5}, {'temperature': 0.5, 'thinking': 'high'}]
+    settings = [({'temperature': 0.5}, None), ({'temperature': 0.5}, 'high')]
     return Case(agent, 'Hello! How can I help you today?', log.observe, log.reset, settings)
 
 
@@ -162,9 +168,10 @@ def prepare_tools_case(style: str) -> Case:
 def thinking() -> Case:
     log = Log()
     model = call_then_answer(
-        [], 'The capital of France is Paris.', see=lambda _, info: log.entries.append(info.model_settings)
+        [],
+        'The capital of France is Paris.',
+        see=lambda _, info: log.entries.append((info.model_settings, info.model_request_parameters.thinking)),
+        profile=THINKS,
     )
     agent = Agent(model, capabilities=[Thinking(effort='high')], name='parity_thinking')
-    return Case(
-        agent, 'The capital of France is Paris.', log.observe, log.reset, [{'thinking': 'high'}], prompt='Capital?'
-    )
+    return Case(agent, 'The capital of France is Paris.', log.observe, log.reset, [(None, 'high')], prompt='Capital?')

@@ -28,6 +28,7 @@ from agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
@@ -87,6 +88,7 @@ def call_then_answer(
     calls: list[ToolCallPart],
     answer: str | Callable[[list[ToolReturnPart]], str],
     see: Callable[[list[ModelMessage], AgentInfo], object] | None = None,
+    profile: ModelProfile | None = None,
 ) -> FunctionModel:
     """First calls `calls` (unless empty), then answers with `answer` (given the tool returns, if callable)."""
 
@@ -97,7 +99,7 @@ def call_then_answer(
             return ModelResponse(parts=list(calls))
         return ModelResponse(parts=[TextPart(answer(tool_returns(messages)) if callable(answer) else answer)])
 
-    return FunctionModel(respond)
+    return FunctionModel(respond, profile=profile)
 
 
 VOLATILE = frozenset({'timestamp', 'run_id', 'conversation_id'})

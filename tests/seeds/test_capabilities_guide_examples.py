@@ -43,6 +43,7 @@ from agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
+from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
 from agent.result import FinalResult
 from agent.toolsets import AbstractToolset, AgentToolset, FunctionToolset
@@ -160,15 +161,17 @@ def test_dynamic_settings_enable_thinking_after_first_step() -> None:
 
             return resolve
 
-    settings_seen: list[ModelSettings | None] = []
+    settings_seen: list[tuple[ModelSettings | None, object]] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        settings_seen.append(info.model_settings)
+        # A model that can think sees the unified `thinking` setting in its request parameters.
+        settings_seen.append((info.model_settings, info.model_request_parameters.thinking))
         if len(messages) == 1:
             return ModelResponse(parts=[ToolCallPart('noop', {})])
         return ModelResponse(parts=[TextPart('Hello! How can I help you today?')])
 
-    agent = Agent(FunctionModel(respond), capabilities=[ThinkingOnRetry()], model_settings={'temperature': 0.5})
+    model = FunctionModel(respond, profile=ModelProfile(supports_thinking=True))
+    agent = Agent(model, capabilities=[ThinkingOnRetry()], model_settings={'temperature': 0.5})
 
     @agent.tool_plain
     def noop() -> str:
@@ -176,7 +179,7 @@ def test_dynamic_settings_enable_thinking_after_first_step() -> None:
 
     result = agent.run_sync('hello')
     assert result.output == 'Hello! How can I help you today?'
-    assert settings_seen == [{'temperature': 0.5}, {'temperature': 0.5, 'thinking': 'high'}]
+    assert settings_seen == [({'temperature': 0.5}, None), ({'temperature': 0.5}, 'high')]
 
 
 def test_node_logging_records_each_node() -> None:
@@ -495,16 +498,17 @@ def test_hooks_see_the_running_agent_name(capsys: pytest.CaptureFixture[str]) ->
 def test_thinking_capability_sets_unified_thinking_setting() -> None:
     from agent.capabilities import Thinking
 
-    settings_seen: list[ModelSettings | None] = []
+    settings_seen: list[tuple[ModelSettings | None, object]] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        settings_seen.append(info.model_settings)
+        settings_seen.append((info.model_settings, info.model_request_parameters.thinking))
         return ModelResponse(parts=[TextPart('The capital of France is Paris.')])
 
-    agent = Agent(FunctionModel(respond), capabilities=[Thinking(effort='high')])
+    model = FunctionModel(respond, profile=ModelProfile(supports_thinking=True))
+    agent = Agent(model, capabilities=[Thinking(effort='high')])
     result = agent.run_sync('What is the capital of France?')
     assert result.output == 'The capital of France is Paris.'
-    assert settings_seen == [{'thinking': 'high'}]
+    assert settings_seen == [(None, 'high')]
 
 
 def test_thread_executor_runs_sync_tools_on_the_given_pool() -> None:

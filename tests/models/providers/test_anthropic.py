@@ -295,7 +295,7 @@ async def test_settings_and_native_tools_shape_the_request_and_beta_headers():
         'temperature': 0.5,
         'top_p': 0.9,
         'stop_sequences': ['END'],
-        'thinking': False,
+        'anthropic_thinking': {'type': 'disabled'},  # Anthropic's own parameter, sent as it is
         'seed': 1,  # no Anthropic equivalent: not sent
         'extra_body': {'metadata': {'user_id': 'u-1'}},
         'extra_headers': {'anthropic-beta': 'context-1m-2025-08-07'},
