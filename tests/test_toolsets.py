@@ -55,6 +55,20 @@ def test_tool_plain_rejects_a_function_that_takes_the_context():
         toolset.tool_plain(needs_ctx)
 
 
+async def test_tool_given_a_function_without_the_context_registers_it_plain_with_a_deprecation_warning():
+    toolset = FunctionToolset[Any]()
+
+    with pytest.warns(DeprecationWarning, match=r'without `RunContext` to `FunctionToolset\.tool\(\)`.*tool_plain'):
+
+        @toolset.tool  # pyright: ignore[reportArgumentType]
+        def double(x: int) -> int:
+            return x * 2
+
+    tools = await toolset.get_tools(make_ctx())
+    assert tools['double'].tool_def.parameters_json_schema['required'] == ['x']
+    assert await call(toolset, 'double', {'x': 4}) == 8
+
+
 async def test_function_toolset_accepts_tools_and_functions_at_construction():
     def double(x: int) -> int:
         return 2 * x

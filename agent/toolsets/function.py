@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, cast, overload
@@ -10,7 +11,7 @@ from typing import Any, cast, overload
 from pydantic.json_schema import GenerateJsonSchema
 
 from agent._docstrings import DocstringFormat
-from agent._function_schema import GenerateToolJsonSchema
+from agent._function_schema import GenerateToolJsonSchema, _takes_ctx  # pyright: ignore[reportPrivateUsage]
 from agent._instructions import InstructionSource, flatten_instructions, instruction_parts
 from agent._parts import InstructionPart
 from agent._run_context import RunContext
@@ -153,11 +154,20 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
     def tool(self, func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         """Register a function that takes the `RunContext` first as a tool; usable as `@tool` or `@tool(...)`.
 
-        The keyword arguments are those of `add_function`.
+        The keyword arguments are those of `add_function`. A function whose first parameter is not annotated
+        as a `RunContext` is registered as a plain tool, with a `DeprecationWarning` (use `tool_plain`).
         """
 
         def register(function: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_function(function, takes_ctx=True, **options)
+            takes_ctx = _takes_ctx(function)
+            if not takes_ctx:
+                warnings.warn(
+                    'Passing a function without `RunContext` to `FunctionToolset.tool()` is deprecated: register '
+                    f'{getattr(function, "__name__", function)!r} with `tool_plain()` instead.',
+                    DeprecationWarning,
+                    stacklevel=2 if func is None else 3,
+                )
+            self.add_function(function, takes_ctx=takes_ctx, **options)
             return function
 
         return register if func is None else register(func)
