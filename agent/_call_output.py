@@ -20,10 +20,18 @@ if TYPE_CHECKING:
     from ._run_context import RunContext
     from ._tool_manager import ToolManager
 
-__all__ = ('FINAL_RESULT_PROCESSED', 'OUTPUT_NOT_USED', 'handle_output_calls', 'handle_text', 'output_context')
+__all__ = (
+    'FINAL_RESULT_PROCESSED',
+    'OUTPUT_NOT_USED',
+    'handle_output_calls',
+    'handle_text',
+    'output_context',
+    'tool_budget',
+)
 
 OUTPUT_NOT_USED = 'Output tool not used - a final result was already processed.'
 OUTPUT_INVALID = 'Output tool not used - output failed validation.'
+OUTPUT_FAILED = 'Output tool not used - output function execution failed.'
 FINAL_RESULT_PROCESSED = 'Final result processed.'
 
 
@@ -36,7 +44,8 @@ async def handle_output_calls(
     """Process the response's output tool calls in order, appending one part per call; the first valid one wins.
 
     With `end_strategy='exhaustive'` the later output calls are processed too (their output is dropped, and one that
-    fails validation no longer costs a retry); otherwise they are answered "not used" without being looked at.
+    fails no longer costs a retry: it is answered "not used"); otherwise they are answered "not used" without being
+    looked at.
     """
     final: FinalResult[Any] | None = None
     for call in calls:
@@ -59,8 +68,14 @@ async def handle_output_calls(
                 part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
                 check_output_retries(state, deps, part.model_response(), max_retries=tool.max_retries)
         except ModelRetry as exc:
-            part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-            if final is None:
+            if final is not None and state.retries >= tool_budget(deps, tool.max_retries):
+                # No retry left, but the run has its output: the call is answered rather than failing the run.
+                part = ToolReturnPart(call.tool_name, OUTPUT_FAILED, call.tool_call_id)
+            elif final is not None:
+                part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+                state.retries += 1
+            else:
+                part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
                 check_output_retries(state, deps, exc.message, max_retries=tool.max_retries)
         else:
             if final is None:
@@ -69,6 +84,11 @@ async def handle_output_calls(
         parts.append(part)
         await deps.emit(OutputToolResultEvent(part))
     return final
+
+
+def tool_budget(deps: GraphAgentDeps[Any, Any], max_retries: int | None) -> int:
+    """The output retries an output tool may use: its own budget, or the agent's."""
+    return deps.max_output_retries if max_retries is None else max_retries
 
 
 def output_context(

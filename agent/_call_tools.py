@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
+from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode
 from ._call_output import handle_output_calls, handle_text
 from ._content import ToolReturn
 from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, ToolDenied
@@ -48,6 +48,8 @@ class _StepResults:
     metadata: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     announced: set[str] = field(default_factory=set[str])
     """Calls whose `FunctionToolCallEvent` was sent (a deferred call is validated, then run once resolved)."""
+    unknown_failed: set[str] = field(default_factory=set[str])
+    """Unknown tool names already counted against their retries in this step."""
 
     def defer(self, call: ToolCallPart, *, approval: bool, metadata: dict[str, Any] | None) -> None:
         (self.approvals if approval else self.deferred_calls).append(call)
@@ -286,9 +288,8 @@ async def _handle_call(
 ) -> None:
     tool_def = manager.get_tool_def(call.tool_name)
     if tool_def is None:
-        await deps.emit(FunctionToolCallEvent(call))
-        part = manager.unknown_tool_prompt(call)
-        check_output_retries(state, deps, part.model_response())
+        await deps.emit(FunctionToolCallEvent(call, args_valid=False))
+        part = _unknown_tool_retry(call, manager, step, deps)
         step.parts[call.tool_call_id] = part
         await deps.emit(FunctionToolResultEvent(part))
         return
@@ -320,6 +321,34 @@ async def _handle_call(
         part = RetryPromptPart(message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
         step.parts[call.tool_call_id] = part
         await deps.emit(FunctionToolResultEvent(part))
+
+
+def _unknown_tool_retry(
+    call: ToolCallPart, manager: ToolManager[Any], step: _StepResults, deps: GraphAgentDeps[Any, Any]
+) -> RetryPromptPart:
+    """The retry prompt for a call to a tool that does not exist, counted against that name's own retries.
+
+    The budget is the agent's default tool retries, as for a tool of that name; several calls to it in one response
+    cost one retry.
+
+    Raises:
+        ToolRetriesExhausted: the name was called more often than the budget allows.
+    """
+    # The model may call output tools as well, so the list of what it can call names them too.
+    names = sorted({*manager.tools, *deps.output_schema.tools})
+    available = f'Available tools: {", ".join(map(repr, names))}' if names else 'No tools available.'
+    part = RetryPromptPart(
+        f'Unknown tool name: {call.tool_name!r}. {available}', tool_name=call.tool_name, tool_call_id=call.tool_call_id
+    )
+    retries = manager.ctx.retries
+    if call.tool_name not in step.unknown_failed:
+        budget = deps.agent._default_retries  # pyright: ignore[reportPrivateUsage]
+        used = retries.get(call.tool_name, 0)
+        if used >= budget:
+            raise ToolRetriesExhausted(call.tool_name, budget, part)
+        retries[call.tool_name] = used + 1
+        step.unknown_failed.add(call.tool_name)
+    return part
 
 
 def _record_return(call: ToolCallPart, value: Any, step: _StepResults) -> None:

@@ -182,7 +182,7 @@ class ToolManager(Generic[DepsT]):
     def unknown_tool_prompt(self, call: ToolCallPart) -> RetryPromptPart:
         """The retry prompt for a call to a tool that does not exist this step."""
         names = sorted(self.tools)
-        available = f'Available tools: {", ".join(map(repr, names))}' if names else 'No tools are available.'
+        available = f'Available tools: {", ".join(map(repr, names))}' if names else 'No tools available.'
         return RetryPromptPart(
             f'Unknown tool name: {call.tool_name!r}. {available}',
             tool_name=call.tool_name,

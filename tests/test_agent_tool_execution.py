@@ -280,3 +280,60 @@ async def test_exhaustive_end_strategy_runs_function_tools_called_with_the_outpu
     assert isinstance(last, ModelRequest)
     assert [p.tool_call_id for p in last.parts if isinstance(p, ToolReturnPart)] == ['c-out', 'c-side']
     assert len(last.parts) == 2
+
+
+def _two_answers_and_a_side_call(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    name = info.output_tools[0].name
+    return ModelResponse(
+        parts=[
+            ToolCallPart('side', {}, 'c-side'),
+            ToolCallPart(name, {'value': 1}, 'c-first'),
+            ToolCallPart(name, {'value': -1}, 'c-second'),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ('end_strategy', 'second', 'side_result'),
+    [
+        ('early', 'Output tool not used - a final result was already processed.', 'Tool not executed'),
+        ('graceful', 'Output tool not used - a final result was already processed.', 'side effect'),
+        ('exhaustive', 'Output tool not used - output failed validation.', 'side effect'),
+    ],
+)
+async def test_end_strategies_answer_output_tools_first_then_the_function_tools(
+    end_strategy: str, second: str, side_result: str
+):
+    checked: list[int] = []
+
+    @dataclass
+    class Positive:
+        value: int
+
+        def __post_init__(self) -> None:
+            checked.append(self.value)
+            if self.value < 0:
+                raise ValueError('must be positive')
+
+    agent = Agent(FunctionModel(_two_answers_and_a_side_call), output_type=Positive, end_strategy=end_strategy)  # type: ignore[arg-type]
+
+    @agent.tool_plain
+    def side() -> str:
+        return 'side effect'
+
+    result = await agent.run('go')
+
+    assert isinstance(result.output, Positive)
+    assert result.output.value == 1
+    # 'exhaustive' looks at the second answer too (and drops it); the others never do.
+    assert checked == ([1, -1] if end_strategy == 'exhaustive' else [1])
+    last = result.all_messages()[-1]
+    assert isinstance(last, ModelRequest)
+    assert [
+        (getattr(p, 'tool_call_id', None), str(p.content)[: len(expected)])
+        for p, expected in zip(last.parts, ['Final result processed.', second, side_result], strict=True)
+    ] == [
+        ('c-first', 'Final result processed.'),
+        ('c-second', second),
+        ('c-side', side_result),
+    ]

@@ -158,11 +158,29 @@ async def test_retry_budget_is_visible_to_the_tool():
     assert seen == [(0, 1, False), (1, 1, True)]
 
 
-async def test_calling_unknown_tools_past_the_retry_budget_raises():
-    agent = Agent(scripted(call('ghost'), call('ghost'), call('ghost')), retries=1)
+async def test_calling_an_unknown_tool_past_the_tool_retry_budget_names_the_tool():
+    agent = Agent(scripted(call('ghost'), call('ghost'), call('ghost')), retries={'tools': 1, 'output': 5})
 
-    with pytest.raises(UnexpectedModelBehavior, match='Exceeded maximum output retries'):
+    with pytest.raises(ToolRetriesExhausted, match="Tool 'ghost' exceeded max retries count of 1"):
         await agent.run('go')
+
+
+async def test_unknown_tool_calls_do_not_use_the_output_retries():
+    agent = Agent(
+        scripted(
+            call('ghost'), call('phantom'), calls(ToolCallPart('ghost', {}), ToolCallPart('ghost', {})), text('ok')
+        ),
+        retries={'tools': 2, 'output': 0},
+    )
+
+    result = await agent.run('go')
+
+    assert result.output == 'ok'
+    prompts = parts_of(result.all_messages(), RetryPromptPart)
+    assert [p.content for p in prompts][:2] == [
+        "Unknown tool name: 'ghost'. No tools available.",
+        "Unknown tool name: 'phantom'. No tools available.",
+    ]
 
 
 async def test_several_failing_calls_of_one_tool_in_a_response_use_one_retry():
