@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from agent._json_schema import JsonSchemaTransformer
 from agent._tool_def import ToolDefinition
-from agent.builtin_tools import WebFetchTool, native_tool_kind
+from agent.builtin_tools import WebFetchTool, native_kinds, native_tool_kind
 from agent.exceptions import UserError
 from agent.settings import ModelSettings, merge_model_settings
 
@@ -186,23 +186,26 @@ def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[
     - A requested native tool the model supports is sent, and function tools with `unless_native` naming it
       (its local fallbacks) are dropped.
     - A requested native tool the model does not support is dropped if a function tool names it in
-      `unless_native` (that fallback is sent instead); otherwise the request fails with a `UserError`.
+      `unless_native` (that fallback is sent instead) or if the tool is `optional`; otherwise the request fails
+      with a `UserError`.
     - A function tool with `with_native` is kept, unless it is still hidden (`defer_loading=True`) and the
       native tool it names is not in use, since nothing could then reveal it to the model.
     """
-    supported = model.profile.supported_native_tools
+    supported = native_kinds(model.profile.supported_native_tools)
     fallbacks = {tool_def.unless_native for tool_def in params.function_tools if tool_def.unless_native}
     native_tools: list[Any] = []
     for tool in map(_current_native_tool, params.native_tools):
         kind = native_tool_kind(tool)
         if kind is not None and kind in supported:
             native_tools.append(tool)
-        elif kind is None or kind not in fallbacks:
+        elif kind is None or (kind not in fallbacks and not _is_optional(tool)):
             label = getattr(tool, 'label', None) or repr(tool)
             raise UserError(
-                f'{model.label} does not support the native tool {label} (kind {kind!r}); it supports '
-                f'{sorted(supported) or "no native tools"}. Use a model that supports it, or a capability with a '
-                'local fallback (e.g. WebSearch() rather than BuiltinTool(WebSearchTool())).'
+                f'{model.label} does not support the native tool {label} (kind {kind!r}): not supported by this '
+                f'model, which supports {sorted(supported) or "no native tools"}. Use a model that supports it, '
+                'mark it optional=True to go without it, or give it a local fallback: a capability such as '
+                'WebSearch(), WebFetch() or MCP(url=...) rather than NativeTool(...), or '
+                'NativeOrLocalTool(native=..., local=...).'
             )
     active = {native_tool_kind(tool) for tool in native_tools}
     function_tools = [
@@ -225,6 +228,13 @@ def _transformed(
 def _transformed_tool(transformer: type[JsonSchemaTransformer], tool_def: ToolDefinition) -> ToolDefinition:
     schema, strict = _transformed(transformer, tool_def.parameters_json_schema, tool_def.strict)
     return replace(tool_def, parameters_json_schema=schema, strict=strict)
+
+
+def _is_optional(tool: Any) -> bool:
+    """Whether the request may go without the tool (`optional=True`), also for a tool still in mapping form."""
+    if isinstance(tool, Mapping):
+        return bool(cast('Mapping[str, Any]', tool).get('optional'))
+    return bool(getattr(tool, 'optional', False))
 
 
 def _current_native_tool(tool: Any) -> Any:

@@ -9,7 +9,7 @@ from typing import Any, Literal, Self, TypeAlias
 
 from agent._json_schema import JsonSchemaTransformer
 from agent._tool_def import ToolDefinition
-from agent.builtin_tools import NativeToolValue
+from agent.builtin_tools import AbstractBuiltinTool, NativeToolValue
 from agent.settings import ThinkingLevel
 
 __all__ = (
@@ -53,8 +53,9 @@ class ModelProfile:
     """The instructions asking for prompted output; `{schema}` is replaced by the output's JSON schema."""
     native_output_requires_schema_in_instructions: bool = False
     """Whether native output also needs the schema in the instructions (the prompted template is then sent)."""
-    supported_native_tools: frozenset[str] = frozenset()
-    """Kinds of provider-side tools the model supports ('web_search', 'code_execution', 'web_fetch', ...)."""
+    supported_native_tools: frozenset[str | type[AbstractBuiltinTool]] = frozenset()
+    """The provider-side tools the model supports, by kind ('web_search', 'code_execution', ...) or by class
+    (`WebSearchTool`, as in Pydantic AI); see `agent.builtin_tools.native_kinds`."""
     supports_thinking: bool = False
     """Whether the model can be asked to think/reason before answering (the `thinking` setting reaches it)."""
     thinking_always_enabled: bool = False
@@ -89,7 +90,6 @@ def _default_of(f: dataclasses.Field[Any]) -> Any:
     if f.default_factory is not dataclasses.MISSING:
         return f.default_factory()
     return dataclasses.MISSING
-
 
 
 @dataclass
@@ -145,7 +145,6 @@ class ModelRequestParameters:
         if mode == 'tool':
             return replace(self, output_mode='tool', output_object=None)
         return replace(self, output_mode=mode, output_tools=[], allow_text_output=True)
-
 
     @property
     def prompted_output_instructions(self) -> str | None:
