@@ -52,8 +52,12 @@ AgentDepsT = TypeVar('AgentDepsT', default=None)
 OutputDataT = TypeVar('OutputDataT', default=str)
 RunOutputT = TypeVar('RunOutputT')
 
-EndStrategy = Literal['early', 'exhaustive']
-"""What happens to other tool calls when the model produces a final result: skip them, or run them anyway."""
+EndStrategy = Literal['early', 'graceful', 'exhaustive']
+"""What happens to the other tool calls of a response with a final result.
+
+`'early'` answers them all "not executed"; `'graceful'` runs the function tools but not the other output tools;
+`'exhaustive'` runs the function tools and processes every output tool call (the first valid one is the output).
+"""
 
 EventStreamHandler: TypeAlias = Callable[[RunContext[Any], AsyncIterator[Any]], Awaitable[None]]
 """Receives a run's events as they happen (`Agent(event_stream_handler=...)`): the run context and the events."""
