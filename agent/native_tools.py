@@ -9,6 +9,9 @@ agent = Agent('anthropic:claude-sonnet-4-6', native_tools=[WebSearchTool()])
 
 from .builtin_tools import (
     BUILTIN_TOOL_TYPES,
+    DEPRECATED_NATIVE_TOOLS,
+    NATIVE_TOOLS_REQUIRING_CONFIG,
+    SUPPORTED_NATIVE_TOOLS,
     AbstractBuiltinTool,
     CodeExecutionTool,
     FileSearchTool,
@@ -26,7 +29,10 @@ from .builtin_tools import (
 )
 
 __all__ = (
+    'DEPRECATED_NATIVE_TOOLS',
+    'NATIVE_TOOLS_REQUIRING_CONFIG',
     'NATIVE_TOOL_TYPES',
+    'SUPPORTED_NATIVE_TOOLS',
     'AbstractNativeTool',
     'CodeExecutionTool',
     'FileSearchTool',
