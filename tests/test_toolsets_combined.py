@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 
+from agent._run_context import RunContext
 from agent.exceptions import UserError
-from agent.toolsets import AbstractToolset, CombinedToolset, FunctionToolset
+from agent.toolsets import AbstractToolset, CombinedToolset, FunctionToolset, ToolsetTool, WrapperToolset
 
 from ._toolset_helpers import LoggingToolset, RecordingToolset, call, make_ctx, math_toolset
 
@@ -105,3 +107,59 @@ async def test_visit_and_replace_rebuilds_the_tree_around_replaced_leaves():
     assert list(await rebuilt.get_tools(make_ctx())) == ['x_add']
     assert list(await tree.get_tools(make_ctx())) == ['x_add', 'x_neg']
     assert await call(rebuilt, 'x_add', {}) == 'new'
+
+
+class _Failing(WrapperToolset[Any]):
+    def __init__(self, message: str) -> None:
+        super().__init__(FunctionToolset[Any]())
+        self.message = message
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        await asyncio.sleep(0)
+        raise RuntimeError(self.message)
+
+
+class _Slow(WrapperToolset[Any]):
+    def __init__(self) -> None:
+        super().__init__(FunctionToolset[Any]())
+        self.started = asyncio.Event()
+        self.cancelled = False
+
+    async def get_tools(self, ctx: RunContext[Any]) -> dict[str, ToolsetTool[Any]]:
+        self.started.set()
+        try:
+            await asyncio.Event().wait()  # never set: only cancellation ends it
+        except asyncio.CancelledError:
+            self.cancelled = True
+            raise
+        raise AssertionError('unreachable')
+
+
+async def test_a_failing_member_cancels_the_others_listing_and_is_raised_as_it_is() -> None:
+    slow = _Slow()
+
+    with pytest.raises(RuntimeError, match=r'^server down$'):
+        await CombinedToolset([slow, _Failing('server down')]).get_tools(make_ctx())
+
+    assert slow.started.is_set()
+    assert slow.cancelled
+
+
+async def test_members_failing_together_raise_an_exception_group_in_member_order() -> None:
+    combined = CombinedToolset([_Failing('first'), math_toolset(), _Failing('second')])
+
+    with pytest.raises(ExceptionGroup) as raised:
+        await combined.get_tools(make_ctx())
+
+    assert [str(e) for e in raised.value.exceptions] == ['first', 'second']
+
+
+async def test_each_run_gets_its_own_combination_of_the_same_members() -> None:
+    members = [math_toolset(), FunctionToolset[Any]()]
+    combined = CombinedToolset(members)
+
+    per_run = await combined.for_run(make_ctx())
+
+    assert per_run is not combined
+    assert isinstance(per_run, CombinedToolset)
+    assert list(per_run.toolsets) == members

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field, replace
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 from agent._parts import InstructionPart
 from agent._run_context import RunContext
@@ -16,6 +16,28 @@ from agent.exceptions import UserError
 from .abstract import AbstractToolset, ToolsetTool
 
 __all__ = ('CombinedToolset',)
+
+_T = TypeVar('_T')
+
+
+async def _gather(awaitables: Sequence[Awaitable[_T]]) -> list[_T]:
+    """Await all of `awaitables` together; when one fails, cancel the others rather than leave them running.
+
+    One failure is raised as it is; several (that failed before the others were cancelled) as an
+    `ExceptionGroup`. Tasks are cancelled and inspected in their given order, never by iterating a set, so a
+    durable run's workflow code schedules the same commands on every replay.
+    """
+    tasks = [asyncio.ensure_future(awaitable) for awaitable in awaitables]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException as first:
+        for task in tasks:
+            task.cancel()
+        outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+        errors = [o for o in outcomes if isinstance(o, Exception) and not isinstance(o, asyncio.CancelledError)]
+        if len(errors) > 1 and isinstance(first, Exception):
+            raise ExceptionGroup('Several toolsets failed', errors) from None
+        raise
 
 
 @dataclass
@@ -38,13 +60,16 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     _exit_stack: AsyncExitStack | None = field(default=None, init=False, repr=False, compare=False)
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
-        """A combination of each toolset's per-run instance (`self` if none changed)."""
-        toolsets = await asyncio.gather(*(toolset.for_run(ctx) for toolset in self.toolsets))
-        return self._with(toolsets)
+        """A new combination of each toolset's per-run instance.
+
+        Always a new instance, even if no member changed, so runs never share the combination's own state.
+        """
+        toolsets = await _gather([toolset.for_run(ctx) for toolset in self.toolsets])
+        return replace(self, toolsets=list(toolsets))
 
     async def for_run_step(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """A combination of each toolset's per-step instance (`self` if none changed)."""
-        toolsets = await asyncio.gather(*(toolset.for_run_step(ctx) for toolset in self.toolsets))
+        toolsets = await _gather([toolset.for_run_step(ctx) for toolset in self.toolsets])
         return self._with(toolsets)
 
     def _with(self, toolsets: Sequence[AbstractToolset[AgentDepsT]]) -> CombinedToolset[AgentDepsT]:
@@ -77,10 +102,12 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The tools of all the toolsets.
 
+        A toolset that fails cancels the others' listing; several that fail together raise an `ExceptionGroup`.
+
         Raises:
             UserError: If two toolsets offer a tool with the same name.
         """
-        results = await asyncio.gather(*(toolset.get_tools(ctx) for toolset in self.toolsets))
+        results = await _gather([toolset.get_tools(ctx) for toolset in self.toolsets])
         tools: dict[str, ToolsetTool[AgentDepsT]] = {}
         owners: dict[str, AbstractToolset[AgentDepsT]] = {}
         for toolset, toolset_tools in zip(self.toolsets, results, strict=True):
