@@ -1,8 +1,8 @@
 """Agent specs: agents described as data (Python, JSON or YAML), with capabilities named by their spec name.
 
 A capability entry is a bare name (`Thinking`), or a one-key mapping from the name to its arguments:
-keyword arguments (`{RateLimit: {rpm: 30}}`), positional ones (`{Name: [a, b]}`), or a single value
-(`{Name: value}`). Arguments are validated against the capability's `from_spec` (or its dataclass
+keyword arguments (`{RateLimit: {rpm: 30}}`) or a single positional value (`{Name: value}`, a list too); see
+`NamedSpec`. Arguments are validated against the capability's `from_spec` (or its dataclass
 fields), and a bad one is reported with the capability's and the field's names.
 """
 
@@ -12,19 +12,30 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from ._named_spec import NamedSpec, build_registry, build_schema_types, load_from_registry
 from .exceptions import UserError
 
 if TYPE_CHECKING:
     from .capabilities import AbstractCapability
 
-__all__ = ('AgentSpec', 'CapabilitySpec', 'build_capabilities', 'load_spec_file')
+__all__ = (
+    'AgentSpec',
+    'CapabilitySpec',
+    'NamedSpec',
+    'build_capabilities',
+    'build_registry',
+    'build_schema_types',
+    'load_from_registry',
+    'load_spec_file',
+)
 
-CapabilitySpec = str | dict[str, Any]
-"""A capability in a spec: its name, or `{name: arguments}`."""
+
+class CapabilitySpec(NamedSpec):
+    """A capability in a spec: its name, or `{name: arguments}` (validated from either form)."""
 
 
 class AgentSpec(pydantic.BaseModel):
@@ -70,19 +81,13 @@ def _registry(custom: Sequence[type[AbstractCapability[Any]]]) -> dict[str, type
     return registry
 
 
-def _split_entry(entry: CapabilitySpec) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
-    if isinstance(entry, str):
-        return entry, (), {}
-    if len(entry) != 1:
-        raise UserError(f'A capability entry must have exactly one key (the capability name), got {sorted(entry)}')
-    ((name, value),) = entry.items()
-    if value is None:
-        return name, (), {}
-    if isinstance(value, Mapping):
-        return name, (), dict(value)  # pyright: ignore[reportUnknownArgumentType]
-    if isinstance(value, list):
-        return name, tuple(cast('list[Any]', value)), {}
-    return name, (value,), {}
+def _split_entry(entry: NamedSpec | str | Mapping[str, Any]) -> tuple[str, tuple[Any, ...], dict[str, Any]]:
+    if not isinstance(entry, NamedSpec):
+        try:
+            entry = CapabilitySpec.model_validate(entry)
+        except pydantic.ValidationError as exc:
+            raise UserError(f'Invalid capability entry {entry!r}: {_describe(exc)}') from exc
+    return entry.name, entry.args, dict(entry.kwargs)
 
 
 def _describe(error: pydantic.ValidationError) -> str:
@@ -123,7 +128,8 @@ def _instantiate(name: str, cls: type[AbstractCapability[Any]], args: tuple[Any,
 
 
 def build_capabilities(
-    entries: Sequence[CapabilitySpec], custom_capability_types: Sequence[type[AbstractCapability[Any]]] = ()
+    entries: Sequence[NamedSpec | str | Mapping[str, Any]],
+    custom_capability_types: Sequence[type[AbstractCapability[Any]]] = (),
 ) -> list[AbstractCapability[Any]]:
     """Build capability instances from spec entries.
 

@@ -91,6 +91,7 @@ from ._parts import (
     tool_return_content_str,
 )
 from ._tool_parts import INVALID_JSON_KEY
+from ._typed_tool_parts import LoadCapabilityCallPart, LoadCapabilityReturnPart
 from .usage import RequestUsage
 
 __all__ = (
@@ -123,6 +124,8 @@ __all__ = (
     'ImageMediaType',
     'ImageUrl',
     'InstructionPart',
+    'LoadCapabilityCallPart',
+    'LoadCapabilityReturnPart',
     'ModelMessage',
     'ModelMessagesTypeAdapter',
     'ModelRequest',

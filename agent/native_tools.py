@@ -7,6 +7,9 @@ agent = Agent('anthropic:claude-sonnet-4-6', native_tools=[WebSearchTool()])
 ```
 """
 
+import sys
+
+from . import _native_tool_search
 from .builtin_tools import (
     BUILTIN_TOOL_TYPES,
     DEPRECATED_NATIVE_TOOLS,
@@ -54,3 +57,7 @@ AbstractNativeTool = AbstractBuiltinTool
 
 NATIVE_TOOL_TYPES = BUILTIN_TOOL_TYPES
 """Every native tool class, by its `kind` (the same registry as `BUILTIN_TOOL_TYPES`)."""
+
+# Pydantic AI code imports `ToolSearchTool` from the submodule `native_tools._tool_search`; this module is not a
+# package, so the submodule is registered by its dotted name (the import system looks there first).
+sys.modules[f'{__name__}._tool_search'] = _native_tool_search

@@ -242,6 +242,8 @@ CORE_API: dict[str, set[str]] = {
     },
     'agent.messages': {
         'INVALID_JSON_KEY',
+        'LoadCapabilityCallPart',
+        'LoadCapabilityReturnPart',
         'MULTI_MODAL_CONTENT_TYPES',
         'is_multi_modal_content',
         'AudioFormat',

@@ -33,6 +33,7 @@ from ._image_generation import ImageGeneration
 from ._include_return_schemas import IncludeToolReturnSchemas
 from ._instrumentation import Instrumentation
 from ._mcp import MCP
+from ._ordering import CapabilityOrdering, CapabilityPosition, CapabilityRef
 from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareOutputTools, PrepareTools
 from ._process_event_stream import ProcessEventStream
@@ -41,6 +42,7 @@ from ._set_tool_metadata import SetToolMetadata
 from ._sides import IO_HOOKS, HookSide, hook_side, split_by_side
 from ._thinking import Thinking
 from ._thread_executor import ThreadExecutor
+from ._tool_search import ToolSearch
 from ._toolset import Toolset
 from ._types import (
     AgentBuiltinTool,
@@ -59,6 +61,7 @@ from ._types import (
 from ._web_fetch import WebFetch
 from ._web_search import WebSearch
 from ._wrapper import WrapperCapability
+from ._x_search import XSearch
 
 __all__ = (
     'CAPABILITY_TYPES',
@@ -76,6 +79,9 @@ __all__ = (
     'BuiltinTool',
     'Capability',
     'CapabilityFunc',
+    'CapabilityOrdering',
+    'CapabilityPosition',
+    'CapabilityRef',
     'CombinedCapability',
     'DynamicCapability',
     'HandleDeferredToolCalls',
@@ -102,6 +108,7 @@ __all__ = (
     'SetToolMetadata',
     'Thinking',
     'ThreadExecutor',
+    'ToolSearch',
     'Toolset',
     'ValidatedToolArgs',
     'WebFetch',
@@ -114,6 +121,7 @@ __all__ = (
     'WrapToolExecuteHandler',
     'WrapToolValidateHandler',
     'WrapperCapability',
+    'XSearch',
     'hook_side',
     'run_with_model_request_hooks',
     'run_with_node_hooks',

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from agent.run import AgentRunResult
     from agent.toolsets import AbstractToolset, AgentToolset
 
+    from ._ordering import CapabilityOrdering
     from ._prefix_tools import PrefixTools
 
 __all__ = ('HOOK_NAMES', 'AbstractCapability', 'RawOutput', 'WrapOutputProcessHandler', 'WrapOutputValidateHandler')
@@ -138,6 +139,14 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> Self:
         """The instance to use for one run; return a fresh one if the capability keeps per-run state."""
         return self
+
+    def get_ordering(self) -> CapabilityOrdering | None:
+        """Where this capability must sit among those it is combined with (`None`: where the user put it)."""
+        return None
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Call `visitor` on each leaf capability of this tree (here: on this capability itself)."""
+        visitor(self)
 
     def prefix_tools(self, prefix: str) -> PrefixTools[AgentDepsT]:
         """This capability with `prefix` added to the names of the tools it provides."""

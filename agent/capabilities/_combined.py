@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Self, cast
 
@@ -30,6 +30,7 @@ from agent.settings import ModelSettings, merge_model_settings
 from ._abstract import AbstractCapability
 from ._combined_output import CombinedOutputHooks
 from ._dynamic import as_capabilities
+from ._ordering import collect_leaves, sort_capabilities
 from ._types import (
     AgentBuiltinTool,
     AgentInstructions,
@@ -64,6 +65,12 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     def __post_init__(self) -> None:
         # Functions are accepted wherever capabilities are (`Agent(capabilities=[...])`, `run(capabilities=...)`).
         self.capabilities = as_capabilities(self.capabilities)
+        if any(leaf.get_ordering() is not None for cap in self.capabilities for leaf in collect_leaves(cap)):
+            self.capabilities = sort_capabilities(self.capabilities)
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        for cap in self.capabilities:
+            cap.apply(visitor)
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

@@ -36,6 +36,7 @@ from agent.exceptions import SkipModelRequest, SkipToolExecution, SkipToolValida
 
 from ._abstract import AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
 from ._hook_registry import EVENT_POINT, POINTS, HookRegistry, Registered, add_hook, hook_point
+from ._ordering import CapabilityOrdering
 from ._types import (
     AgentNode,
     NodeResult,
@@ -81,16 +82,23 @@ class Hooks(AbstractCapability[AgentDepsT]):
     on: HookRegistry[AgentDepsT]
     """The decorators registering functions for each hook point, e.g. `@hooks.on.wrap_tool_execute`."""
 
-    def __init__(self, **hooks: Callable[..., Any] | Sequence[Callable[..., Any]] | None) -> None:
+    def __init__(
+        self,
+        *,
+        ordering: CapabilityOrdering | None = None,
+        **hooks: Callable[..., Any] | Sequence[Callable[..., Any]] | None,
+    ) -> None:
         """Register functions by hook point name.
 
         Args:
+            ordering: Where these hooks sit among the agent's other capabilities (see `get_ordering`).
             **hooks: For each hook point name (or its short name, e.g. `model_request` for `wrap_model_request`),
                 a function or a list of functions (registered in order); `None` registers nothing.
 
         Raises:
             UserError: for a name that is not a hook point, or a function that cannot serve that hook point.
         """
+        self._ordering = ordering
         self._entries: dict[str, list[Registered]] = {name: [] for name in POINTS}
         self.on = HookRegistry[AgentDepsT](self._entries)
         for name, funcs in hooks.items():
@@ -105,6 +113,9 @@ class Hooks(AbstractCapability[AgentDepsT]):
             if entries
         )
         return f'{type(self).__name__}({registered})'
+
+    def get_ordering(self) -> CapabilityOrdering | None:
+        return self._ordering
 
     @classmethod
     def get_serialization_name(cls) -> str | None:

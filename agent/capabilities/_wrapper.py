@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Sequence
+from collections.abc import AsyncIterable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Self
 
@@ -63,6 +63,15 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
         """The wrapped capability's hooks plus the ones this wrapper class overrides itself."""
         own = {name for name in HOOK_NAMES if getattr(type(self), name) is not getattr(WrapperCapability, name)}
         return self.wrapped.hook_names() | own
+
+    def apply(self, visitor: Callable[[AbstractCapability[AgentDepsT]], None]) -> None:
+        """Visit this wrapper (it stands for a wrapped leaf), then the leaves of a wrapped container."""
+        visitor(self)
+        inner: list[AbstractCapability[AgentDepsT]] = []
+        self.wrapped.apply(inner.append)
+        if len(inner) != 1 or inner[0] is not self.wrapped:
+            for leaf in inner:
+                visitor(leaf)
 
     def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
         return self.wrapped.get_toolset()

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Generator
 from contextlib import contextmanager
 
+from agent._model_request_context import ModelRequestContext
+
 from ._http_client import DEFAULT_HTTP_TIMEOUT, cached_async_http_client, create_async_http_client
 from ._infer import KnownModelName, infer_model, register_model_provider
 from ._model import Model
@@ -39,6 +41,7 @@ __all__ = (
     'KnownModelName',
     'Model',
     'ModelProfile',
+    'ModelRequestContext',
     'ModelRequestParameters',
     'ModelResponsePartsManager',
     'OutputMode',
