@@ -100,3 +100,88 @@ async def test_dynamic_toolset_copy_has_no_built_toolset():
 
     assert (fresh.id, fresh.per_run_step, fresh.toolset) == ('dyn', False, None)
     assert toolset.toolset is not None
+
+
+async def test_for_run_step_builds_in_place_and_swaps_the_entered_toolset() -> None:
+    events: list[str] = []
+    produced = iter(['a', 'a', 'b'])
+    built: dict[str, RecordingToolset] = {}
+
+    def build(ctx: RunContext[Any]) -> RecordingToolset:
+        name = next(produced)
+        return built.setdefault(name, RecordingToolset(events, name))
+
+    per_run = await DynamicToolset[Any](build).for_run(make_ctx())
+    assert isinstance(per_run, DynamicToolset)
+    assert per_run.toolset is None  # built per step: nothing until the first step
+
+    async with per_run:
+        assert await per_run.for_run_step(make_ctx(run_step=1)) is per_run
+        await per_run.for_run_step(make_ctx(run_step=2))  # the same toolset again: kept as it is
+        await per_run.for_run_step(make_ctx(run_step=3))
+        assert per_run.toolset is built['b']
+
+    assert events == ['enter a', 'exit a', 'enter b', 'exit b']
+
+
+async def test_a_built_toolset_that_fails_to_enter_is_never_exited() -> None:
+    events: list[str] = []
+
+    class Refusing(RecordingToolset):
+        async def __aenter__(self) -> RecordingToolset:
+            raise RuntimeError('cannot connect')
+
+    produced = iter([RecordingToolset(events, 'first'), Refusing(events, 'second')])
+    dynamic = DynamicToolset[Any](lambda ctx: next(produced))
+
+    async with dynamic:
+        await dynamic.for_run_step(make_ctx(run_step=1))
+        with pytest.raises(RuntimeError, match='cannot connect'):
+            await dynamic.for_run_step(make_ctx(run_step=2))
+        assert dynamic.toolset is None
+
+    assert events == ['enter first', 'exit first']
+
+
+async def test_a_toolset_built_once_per_run_is_built_by_for_run_and_entered_with_the_run() -> None:
+    events: list[str] = []
+    built: list[int] = []
+
+    def build(ctx: RunContext[Any]) -> RecordingToolset:
+        built.append(ctx.run_step)
+        return RecordingToolset(events, 'once', [lambda: 'ok'])
+
+    per_run = await DynamicToolset[Any](build, per_run_step=False).for_run(make_ctx(run_step=0))
+    assert isinstance(per_run, DynamicToolset)
+    assert built == [0]
+    assert await per_run.get_instructions(make_ctx()) is None
+
+    async with per_run:
+        await per_run.for_run_step(make_ctx(run_step=1))
+        assert list(await per_run.get_tools(make_ctx(run_step=2))) == ['<lambda>']
+
+    assert built == [0]
+    assert events == ['enter once', 'exit once']
+
+
+async def test_instructions_wait_for_a_built_toolset_and_leaves_are_visited_inside_it() -> None:
+    inner = FunctionToolset[Any](instructions='Use the inner tools.')
+    dynamic = DynamicToolset[Any](lambda ctx: inner)
+
+    assert await dynamic.get_instructions(make_ctx()) is None
+    leaves: list[AbstractToolset[Any]] = []
+    dynamic.apply(leaves.append)
+    assert leaves == [dynamic]
+
+    await dynamic.for_run_step(make_ctx(run_step=1))
+    assert await dynamic.get_instructions(make_ctx(run_step=1)) is not None
+    leaves.clear()
+    dynamic.apply(leaves.append)
+    assert leaves == [inner]
+
+    replaced = dynamic.visit_and_replace(lambda leaf: leaf.prefixed('x'))
+    assert isinstance(replaced, DynamicToolset)
+    assert replaced == dynamic
+    assert replaced is not dynamic
+    assert list(await replaced.get_tools(make_ctx(run_step=1))) == []  # inner has no tools; replaced, not rebuilt
+    assert replaced.toolset is not inner
