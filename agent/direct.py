@@ -20,13 +20,16 @@ import queue
 import threading
 from collections.abc import AsyncGenerator, Iterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
 from types import TracebackType
 
+from ._agent import Agent
 from ._events import ModelResponseStreamEvent
 from ._parts import ModelMessage, ModelResponse
 from .exceptions import UserError
 from .models import KnownModelName, Model, ModelRequestParameters, StreamedResponse, infer_model
+from .models.instrumented import InstrumentationSettings, instrument_model
 from .settings import ModelSettings
 from .usage import RequestUsage
 
@@ -38,7 +41,7 @@ __all__ = (
     'model_request_sync',
 )
 
-_STREAM_START_TIMEOUT = 30
+STREAM_INITIALIZATION_TIMEOUT = 30
 """Seconds a sync stream waits for the model to start answering before giving up."""
 
 
@@ -48,6 +51,7 @@ async def model_request(
     *,
     model_settings: ModelSettings | None = None,
     model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
 ) -> ModelResponse:
     """Send `messages` to `model` and return its complete response.
 
@@ -56,11 +60,13 @@ async def model_request(
         messages: The conversation to send.
         model_settings: Settings for this request (over the model's own).
         model_request_parameters: Tools and expected output; plain text by default.
+        instrument: Whether to trace the request with OpenTelemetry (`InstrumentationSettings` to say how);
+            `None` follows `Agent.instrument_all`.
 
     Returns:
         The model's response, with its usage.
     """
-    return await infer_model(model).request(
+    return await _prepare_model(model, instrument).request(
         list(messages), model_settings, model_request_parameters or ModelRequestParameters()
     )
 
@@ -71,6 +77,7 @@ def model_request_sync(
     *,
     model_settings: ModelSettings | None = None,
     model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
 ) -> ModelResponse:
     """`model_request`, run on a fresh event loop.
 
@@ -79,7 +86,13 @@ def model_request_sync(
     """
     _refuse_running_loop('model_request_sync')
     return asyncio.run(
-        model_request(model, messages, model_settings=model_settings, model_request_parameters=model_request_parameters)
+        model_request(
+            model,
+            messages,
+            model_settings=model_settings,
+            model_request_parameters=model_request_parameters,
+            instrument=instrument,
+        )
     )
 
 
@@ -90,13 +103,14 @@ async def model_request_stream(
     *,
     model_settings: ModelSettings | None = None,
     model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
 ) -> AsyncGenerator[StreamedResponse]:
     """Stream the response of `model` to `messages`: iterate the yielded `StreamedResponse` for events.
 
     Raises:
         NotImplementedError: the model cannot stream.
     """
-    model_instance = infer_model(model)
+    model_instance = _prepare_model(model, instrument)
     params = model_request_parameters or ModelRequestParameters()
     async with model_instance.request_stream(list(messages), model_settings, params) as response:
         yield response
@@ -108,15 +122,30 @@ def model_request_stream_sync(
     *,
     model_settings: ModelSettings | None = None,
     model_request_parameters: ModelRequestParameters | None = None,
+    instrument: InstrumentationSettings | bool | None = None,
 ) -> StreamedResponseSync:
     """`model_request_stream` for synchronous code: use the result in a `with` block and iterate it for events."""
     _refuse_running_loop('model_request_stream_sync')
     stream = model_request_stream(
-        model, messages, model_settings=model_settings, model_request_parameters=model_request_parameters
+        model,
+        messages,
+        model_settings=model_settings,
+        model_request_parameters=model_request_parameters,
+        instrument=instrument,
     )
-    return StreamedResponseSync(stream)
+    return StreamedResponseSync(_async_stream_cm=stream)
 
 
+def _prepare_model(model: Model | KnownModelName | str, instrument: InstrumentationSettings | bool | None) -> Model:
+    """The model a direct request goes to: `model` resolved, and wrapped for tracing when `instrument` (or, when it
+    is `None`, `Agent.instrument_all`) asks for it."""
+    model_instance = infer_model(model)
+    if instrument is None:
+        instrument = Agent._instrument_default  # pyright: ignore[reportPrivateUsage]
+    return instrument_model(model_instance, instrument)
+
+
+@dataclass(repr=False)
 class StreamedResponseSync:
     """A streamed response for synchronous code; the stream runs on an event loop in a background thread.
 
@@ -124,15 +153,18 @@ class StreamedResponseSync:
     property is the response so far (complete once iteration ends).
     """
 
-    def __init__(self, stream: AbstractAsyncContextManager[StreamedResponse]) -> None:
-        """Wrap an async stream (started on entering the `with` block)."""
-        self._stream = stream
-        self._events: queue.Queue[ModelResponseStreamEvent | BaseException | None] = queue.Queue()
-        self._started = threading.Event()
-        self._streamed: StreamedResponse | None = None
-        self._thread: threading.Thread | None = None
+    _async_stream_cm: AbstractAsyncContextManager[StreamedResponse]
+    """The async stream, entered in the background thread on entering the `with` block."""
+    _events: queue.Queue[ModelResponseStreamEvent | Exception | None] = field(
+        default_factory=queue.Queue[ModelResponseStreamEvent | Exception | None], init=False
+    )
+    _started: threading.Event = field(default_factory=threading.Event, init=False)
+    _streamed: StreamedResponse | None = field(default=None, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
+    _context_entered: bool = field(default=False, init=False)
 
     def __enter__(self) -> StreamedResponseSync:
+        self._context_entered = True
         self._thread = threading.Thread(target=asyncio.run, args=(self._produce(),), daemon=True)
         self._thread.start()
         return self
@@ -147,13 +179,18 @@ class StreamedResponseSync:
     def __iter__(self) -> Iterator[ModelResponseStreamEvent]:
         self._require_context()
         while (item := self._events.get()) is not None:
-            if isinstance(item, BaseException):
+            if isinstance(item, Exception):
                 raise item
             yield item
 
+    def __repr__(self) -> str:
+        if self._streamed is not None:
+            return repr(self._streamed)
+        return f'{type(self).__name__}(context_entered={self._context_entered})'
+
     async def _produce(self) -> None:
         try:
-            async with self._stream as streamed:
+            async with self._async_stream_cm as streamed:
                 self._streamed = streamed
                 self._started.set()
                 async for event in streamed:
@@ -161,18 +198,23 @@ class StreamedResponseSync:
         except Exception as e:
             self._events.put(e)
         finally:
+            # Set on failure too, so a reader waiting for the stream to start is not left waiting.
             self._started.set()
             self._events.put(None)
 
-    def _require_context(self) -> StreamedResponse | None:
-        if self._thread is None:
-            raise UserError('Use the stream in a `with` block: `with model_request_stream_sync(...) as stream:`.')
-        return self._streamed
+    def _require_context(self) -> None:
+        if not self._context_entered:
+            raise RuntimeError(
+                'StreamedResponseSync must be used as a context manager. '
+                'Use: `with model_request_stream_sync(...) as stream:`'
+            )
 
     def _started_stream(self) -> StreamedResponse:
         self._require_context()
-        if not self._started.wait(_STREAM_START_TIMEOUT) or self._streamed is None:
-            raise UserError('The model stream did not start; iterate the stream to see its error.')
+        if not self._started.wait(STREAM_INITIALIZATION_TIMEOUT):
+            raise RuntimeError('Stream failed to initialize within timeout')
+        if self._streamed is None:
+            raise RuntimeError('Stream failed to initialize; iterate the stream to see its error')
         return self._streamed
 
     @property
@@ -184,6 +226,7 @@ class StreamedResponseSync:
         """The response so far (older name of `response`)."""
         return self.response
 
+    @property
     def usage(self) -> RequestUsage:
         """The usage so far."""
         return self._started_stream().usage()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, cast
 
+from typing_extensions import deprecated
+
 from agent._tool_def import ToolDefinition
 from agent.profiles.openai import OPENAI_REASONING_EFFORT_MAP, openai_model_profile
 from agent.providers import Provider
@@ -14,6 +16,7 @@ from ._request_parameters import ModelProfile, ModelRequestParameters, OutputObj
 
 __all__ = (
     'OpenAIChatModelSettings',
+    'OpenAIModelSettings',
     'OpenAIResponsesModelSettings',
     'is_openai_api',
     'openai_profile',
@@ -30,6 +33,11 @@ class OpenAIChatModelSettings(ModelSettings, total=False):
 
     openai_reasoning_effort: str
     """The `reasoning_effort` sent as is (`'none'`, `'minimal'`, `'low'`, ...); wins over `thinking`."""
+
+
+@deprecated('Use `OpenAIChatModelSettings` instead.')
+class OpenAIModelSettings(OpenAIChatModelSettings, total=False):
+    """The former name of `OpenAIChatModelSettings`."""
 
 
 class OpenAIResponsesModelSettings(OpenAIChatModelSettings, total=False):

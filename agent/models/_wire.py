@@ -26,10 +26,19 @@ __all__ = (
 
 
 def last_instructions(messages: list[ModelMessage]) -> str | None:
-    """The instructions of the latest request (each request carries the instructions in force for it)."""
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            return message.instructions
+    """The instructions of the latest request (each request an agent makes carries the instructions in force).
+
+    A latest request without instructions that only returns tool results or retry prompts (as one built by hand
+    for a direct request may) answers the request before it, whose instructions then still hold.
+    """
+    requests = [message for message in reversed(messages) if isinstance(message, ModelRequest)][:2]
+    if not requests:
+        return None
+    latest = requests[0]
+    if latest.instructions is not None or len(requests) < 2:
+        return latest.instructions
+    if all(part.part_kind in ('tool-return', 'retry-prompt') for part in latest.parts):
+        return requests[1].instructions
     return None
 
 

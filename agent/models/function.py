@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 from agent._events import ModelResponseStreamEvent
-from agent._parts import ModelMessage, ModelRequest, ModelResponse
+from agent._parts import ModelMessage, ModelResponse
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
 from agent._tool_parts import NativeToolCallPart, NativeToolReturnPart
@@ -39,6 +39,7 @@ from agent.usage import RequestUsage
 
 from . import Model, ModelProfile, ModelRequestParameters, StreamedResponse
 from ._usage_estimate import REQUEST_OVERHEAD_TOKENS, estimate_string_tokens, estimate_usage
+from ._wire import last_instructions
 
 __all__ = (
     'AgentInfo',
@@ -270,12 +271,11 @@ def _name(function: Callable[..., Any]) -> str:
 def _agent_info(
     messages: list[ModelMessage], settings: ModelSettings | None, params: ModelRequestParameters
 ) -> AgentInfo:
-    last_request = next((m for m in reversed(messages) if isinstance(m, ModelRequest)), None)
     return AgentInfo(
         function_tools=params.function_tools,
         allow_text_output=params.allow_text_output,
         output_tools=params.output_tools,
         model_settings=settings,
         model_request_parameters=params,
-        instructions=last_request.instructions if last_request is not None else None,
+        instructions=last_instructions(messages),
     )

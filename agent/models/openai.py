@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from ._infer import register_model_provider
 from ._openai_chat import OpenAIChatModel, OpenAIChatStreamedResponse
-from ._openai_common import OpenAIChatModelSettings, OpenAIResponsesModelSettings
+from ._openai_common import OpenAIChatModelSettings, OpenAIModelSettings, OpenAIResponsesModelSettings
 from ._openai_responses import OpenAIResponsesModel, OpenAIResponsesStreamedResponse
 
 __all__ = (
     'OpenAIChatModel',
     'OpenAIChatModelSettings',
     'OpenAIChatStreamedResponse',
+    'OpenAIModelSettings',
     'OpenAIResponsesModel',
     'OpenAIResponsesModelSettings',
     'OpenAIResponsesStreamedResponse',
