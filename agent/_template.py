@@ -1,227 +1,169 @@
 """`TemplateStr`: instructions written as a small Handlebars-style template, rendered against the run's deps.
 
-Supported syntax:
-
-- `{{name}}`, `{{user.name}}`, `{{items.0}}`: a value looked up by key (mappings), index (sequences) or
-  attribute (any object: dataclasses, pydantic models, ...). `None` renders as an empty string.
-  `{{{name}}}` is accepted and means the same: nothing is HTML-escaped, the output goes to a model.
-- `{{#if cond}}...{{else}}...{{/if}}` and `{{#unless cond}}...{{/unless}}`: Python truthiness; a missing
-  value counts as false, so optional keys can be tested.
-- `{{#each items}}...{{else}}...{{/each}}`: repeats the body for each element (for a mapping, each value),
-  with `{{this}}`, `{{this.field}}`, `{{@index}}`, `{{@first}}`, `{{@last}}` and, for mappings, `{{@key}}`.
-  Inside the body a name is looked up on the element first, then in the enclosing scopes.
-- `{{! comment }}` renders nothing.
-
-Names starting with `_` are never looked up, so a template cannot reach into private state or dunder
-attributes. A variable that cannot be found raises `UserError` naming it, rather than rendering silently
-as nothing, because a typo in instructions is otherwise very hard to spot.
+The language itself (what `{{name}}`, `{{#if}}`, `{{#each}}` ... mean) is described in `_template_syntax`;
+checking a template against the deps' type or JSON schema lives in `_template_schema`. This module holds the
+public class, its pydantic integration (so a spec's strings containing `{{` become templates) and the helper
+that applies it to a capability's `from_spec` arguments.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, NoReturn, TypeAlias, cast
+import inspect
+from typing import TYPE_CHECKING, Any, Generic, cast, get_args, get_origin, get_type_hints
 
+import pydantic
+from pydantic_core import CoreSchema, core_schema
 from typing_extensions import TypeVar
 
-from .exceptions import UserError
+from ._template_schema import check_template, deps_type_schema
+from ._template_syntax import parse, render
 
-__all__ = ('TemplateStr',)
+if TYPE_CHECKING:
+    from ._run_context import RunContext
+
+__all__ = ('TemplateStr', 'validate_from_spec_args')
 
 _DepsT = TypeVar('_DepsT', default=Any)
 """The type of the deps a template is rendered against (only for type checkers: `TemplateStr[MyDeps]`)."""
 
-_TAG = re.compile(r'\{\{\{?\s*(.*?)\s*\}?\}\}', re.DOTALL)
-_BLOCKS = ('if', 'unless', 'each')
 
-
-class _Missing:
-    """Marks a lookup that found nothing (distinct from a value that is `None`)."""
-
-
-_MISSING = _Missing()
-
-
-@dataclass
-class _Text:
-    text: str
-
-
-@dataclass
-class _Var:
-    path: str
-
-
-@dataclass
-class _Block:
-    kind: str
-    path: str
-    body: list[_Node] = field(default_factory=list['_Node'])
-    otherwise: list[_Node] = field(default_factory=list['_Node'])
-    in_else: bool = False
-
-
-_Node: TypeAlias = _Text | _Var | _Block
-
-
-@dataclass
-class _Frame:
-    """One lookup scope: the root deps, or the current element of an `each` with its `@` data."""
-
-    context: Any
-    data: dict[str, Any] = field(default_factory=dict[str, Any])
-
-
-@dataclass(frozen=True)
 class TemplateStr(Generic[_DepsT]):
     """Instructions as a Handlebars-style template, e.g. `TemplateStr('Hello {{name}}')`.
 
     The template is parsed when it is created, so a syntax error (an unclosed block, say) shows up at
-    agent construction instead of during a run. See the module docstring for the supported syntax.
+    agent construction instead of during a run. Given `deps_type` (or the JSON schema of the deps as
+    `deps_schema`), every variable is also checked to exist there, so a misspelt name fails early too.
+
+    A template is callable with a `RunContext` (it renders against `ctx.deps`), so it can be used wherever
+    an instructions function can. In an agent spec, `instructions` and `description` strings that contain
+    `{{` become templates, checked against the `deps_type` given to `Agent.from_spec` or the spec's
+    `deps_schema`.
     """
+
+    __slots__ = ('_nodes', 'deps_schema', 'deps_type', 'template')
 
     template: str
     """The template source."""
-    _nodes: list[_Node] = field(init=False, repr=False, compare=False)
+    deps_type: type[Any] | None
+    """The deps type the template was checked against, if any."""
+    deps_schema: dict[str, Any] | None
+    """The deps JSON schema the template was checked against, if any."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, '_nodes', self._parse())
+    def __init__(
+        self, template: str, *, deps_type: type[Any] | None = None, deps_schema: dict[str, Any] | None = None
+    ) -> None:
+        """Parse `template`, and check its variables against `deps_type` (or else `deps_schema`) when given.
 
-    def render(self, deps: _DepsT) -> str:
+        Raises:
+            UserError: the template is malformed, or uses a variable the deps type or schema does not have.
+        """
+        self.template = template
+        self.deps_type = deps_type
+        self.deps_schema = deps_schema
+        self._nodes = parse(template)
+        schema = deps_type_schema(deps_type) if deps_type is not None else deps_schema
+        if schema is not None:
+            check_template(self._nodes, template, schema)
+
+    def render(self, deps: _DepsT | None = None) -> str:
         """Render the template with `deps` as its root scope.
 
         Raises:
             UserError: a variable used in the template is not defined on `deps`.
         """
-        out: list[str] = []
-        self._render(self._nodes, [_Frame(deps)], out)
-        return ''.join(out)
+        return render(self._nodes, self.template, deps)
 
-    def _parse(self) -> list[_Node]:
-        root: list[_Node] = []
-        stack: list[_Block] = []
+    def __call__(self, ctx: RunContext[_DepsT]) -> str:
+        """Render against the run's deps (`ctx.deps`), like an instructions function would."""
+        return self.render(ctx.deps)
 
-        def current() -> list[_Node]:
-            if not stack:
-                return root
-            block = stack[-1]
-            return block.otherwise if block.in_else else block.body
+    def __str__(self) -> str:
+        return self.template
 
-        pos = 0
-        for match in _TAG.finditer(self.template):
-            if match.start() > pos:
-                current().append(_Text(self.template[pos : match.start()]))
-            pos = match.end()
-            tag = match.group(1)
-            if tag.startswith('!'):
-                continue
-            if tag.startswith('#'):
-                kind, _, path = tag[1:].partition(' ')
-                path = path.strip()
-                if kind not in _BLOCKS or not path:
-                    self._syntax_error(f'unsupported block tag {{{{{tag}}}}}; use #if, #unless or #each with a value')
-                block = _Block(kind, path)
-                current().append(block)
-                stack.append(block)
-            elif tag.startswith('/'):
-                kind = tag[1:].strip()
-                if not stack or stack[-1].kind != kind:
-                    expected = f'{{{{/{stack[-1].kind}}}}}' if stack else 'no closing tag'
-                    self._syntax_error(f'unexpected {{{{{tag}}}}}, expected {expected}')
-                stack.pop()
-            elif tag == 'else':
-                if not stack or stack[-1].in_else:
-                    self._syntax_error('{{else}} outside an #if, #unless or #each block')
-                stack[-1].in_else = True
-            elif not tag:
-                self._syntax_error('empty tag {{}}')
-            else:
-                current().append(_Var(tag))
-        if stack:
-            self._syntax_error(f'{{{{#{stack[-1].kind} {stack[-1].path}}}}} is never closed')
-        if pos < len(self.template):
-            current().append(_Text(self.template[pos:]))
-        return root
+    def __repr__(self) -> str:
+        return f'TemplateStr({self.template!r})'
 
-    def _syntax_error(self, problem: str) -> NoReturn:
-        raise UserError(f'Invalid template {self.template!r}: {problem}.')
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TemplateStr):
+            return NotImplemented
+        return self.template == cast(TemplateStr[Any], other).template
 
-    def _render(self, nodes: list[_Node], frames: list[_Frame], out: list[str]) -> None:
-        for node in nodes:
-            if isinstance(node, _Text):
-                out.append(node.text)
-            elif isinstance(node, _Var):
-                value = self._lookup(node.path, frames)
-                if isinstance(value, _Missing):
-                    self._missing(node.path)
-                out.append('' if value is None else str(value))
-            elif node.kind == 'each':
-                self._render_each(node, frames, out)
-            else:
-                value = self._lookup(node.path, frames)
-                truthy = not isinstance(value, _Missing) and bool(value)
-                if node.kind == 'unless':
-                    truthy = not truthy
-                self._render(node.body if truthy else node.otherwise, frames, out)
+    def __hash__(self) -> int:
+        return hash((TemplateStr, self.template))
 
-    def _render_each(self, node: _Block, frames: list[_Frame], out: list[str]) -> None:
-        value = self._lookup(node.path, frames)
-        if isinstance(value, _Missing):
-            self._missing(node.path)
-        items: list[tuple[Any, dict[str, Any]]]
-        if isinstance(value, Mapping):
-            mapping = cast(Mapping[Any, Any], value)
-            items = [(item, {'key': key}) for key, item in mapping.items()]
-        elif isinstance(value, Iterable) and not isinstance(value, str | bytes):
-            items = [(item, {}) for item in cast(Iterable[Any], value)]
-        else:
-            raise UserError(
-                f'Template {self.template!r}: {{{{#each {node.path}}}}} needs a list or mapping, '
-                f'got {type(value).__name__}.'
-            )
-        if not items:
-            self._render(node.otherwise, frames, out)
-            return
-        for index, (item, data) in enumerate(items):
-            data.update(index=index, first=index == 0, last=index == len(items) - 1)
-            self._render(node.body, [*frames, _Frame(item, data)], out)
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source_type: Any, handler: pydantic.GetCoreSchemaHandler) -> CoreSchema:
+        """Validate strings containing `{{` into templates (checked against the validation context's
+        `deps_type` / `deps_schema`); other strings fail, so `TemplateStr | str` keeps them as `str`.
+        Templates serialize back to their source."""
 
-    def _lookup(self, path: str, frames: list[_Frame]) -> Any:
-        head, *rest = path.split('.')
-        if head.startswith('@'):
-            value = frames[-1].data.get(head[1:], _MISSING)
-        elif head == 'this':
-            value = frames[-1].context
-        else:
-            # Like Handlebars' compat mode: the innermost scope that has the name wins.
-            value = _MISSING
-            for frame in reversed(frames):
-                value = _get(frame.context, head)
-                if not isinstance(value, _Missing):
-                    break
-        for segment in rest:
-            if isinstance(value, _Missing):
-                break
-            value = _get(value, segment)
-        return value
+        def validate(value: Any, info: core_schema.ValidationInfo) -> TemplateStr[Any]:
+            if isinstance(value, TemplateStr):
+                return cast(TemplateStr[Any], value)
+            if not isinstance(value, str):
+                raise ValueError(f'a template must be a string, not {type(value).__name__}')
+            if '{{' not in value:
+                raise ValueError('not a template: the string has no `{{`')
+            context = cast(dict[str, Any], info.context or {})
+            return TemplateStr(value, deps_type=context.get('deps_type'), deps_schema=context.get('deps_schema'))
 
-    def _missing(self, path: str) -> NoReturn:
-        raise UserError(
-            f'Template variable {path!r} is not defined: the run dependencies have no such key or attribute '
-            f'(template: {self.template!r}).'
+        return core_schema.with_info_plain_validator_function(
+            validate,
+            serialization=core_schema.plain_serializer_function_ser_schema(str),
+            json_schema_input_schema=core_schema.str_schema(),
         )
 
 
-def _get(value: Any, name: str) -> Any:
-    """One lookup step: mapping key, sequence index or public attribute."""
-    if not name or name.startswith('_'):
-        return _MISSING
-    if isinstance(value, Mapping):
-        return cast(Mapping[str, Any], value).get(name, _MISSING)
-    if name.isdigit() and isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        sequence = cast(Sequence[Any], value)
-        index = int(name)
-        return sequence[index] if index < len(sequence) else _MISSING
-    return getattr(value, name, _MISSING)
+def validate_from_spec_args(
+    cls: type[Any], args: tuple[Any, ...], kwargs: dict[str, Any], validation_context: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Turn the `from_spec` arguments of capability `cls` whose annotation mentions `TemplateStr` into templates.
+
+    Only parameters annotated with `TemplateStr` (alone or in a union or container) are touched; their values
+    are validated with pydantic under `validation_context` (`deps_type`, `deps_schema`), so template strings
+    become checked `TemplateStr`s and plain strings stay strings. Everything else is returned as it came.
+    """
+    hints = _parameter_hints(cls.from_spec)
+    if not any(_mentions_template(hint) for hint in hints.values()):
+        return args, kwargs
+    parameters = [
+        p
+        for p in inspect.signature(cls.from_spec).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    new_args = list(args)
+    new_kwargs = dict(kwargs)
+    for index, parameter in enumerate(parameters):
+        hint = hints.get(parameter.name)
+        if hint is None or not _mentions_template(hint):
+            continue
+        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(hint)
+        if index < len(args):
+            new_args[index] = adapter.validate_python(args[index], context=validation_context)
+        elif parameter.name in kwargs:
+            new_kwargs[parameter.name] = adapter.validate_python(kwargs[parameter.name], context=validation_context)
+    return tuple(new_args), new_kwargs
+
+
+def _parameter_hints(func: Any) -> dict[str, Any]:
+    """The resolved annotations of `func`'s parameters; one that cannot be resolved is left out."""
+    try:
+        hints = get_type_hints(func)
+    except Exception:
+        # One unresolvable annotation (e.g. a return type naming a class local to a function) should not hide
+        # the others, so resolve them one by one.
+        hints = {}
+        namespace = getattr(func, '__globals__', {})
+        for name, annotation in getattr(func, '__annotations__', {}).items():
+            try:
+                hints[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation
+            except Exception:
+                continue
+    hints.pop('return', None)
+    return hints
+
+
+def _mentions_template(hint: Any) -> bool:
+    if hint is TemplateStr or get_origin(hint) is TemplateStr:
+        return True
+    return any(_mentions_template(arg) for arg in get_args(hint))

@@ -129,12 +129,14 @@ def test_syntax_errors_are_reported_when_the_template_is_created(source: str, pr
         TemplateStr(source)
 
 
-def test_templates_compare_by_source_and_keep_it() -> None:
+def test_templates_compare_by_source_and_show_it() -> None:
     template = TemplateStr('Hello {{name}}')
 
     assert template == TemplateStr('Hello {{name}}')
-    assert template.template == 'Hello {{name}}'
-    assert repr(template) == "TemplateStr(template='Hello {{name}}')"
+    assert template != TemplateStr('Bye {{name}}')
+    assert len({template, TemplateStr('Hello {{name}}')}) == 1
+    assert template.template == str(template) == 'Hello {{name}}'
+    assert repr(template) == "TemplateStr('Hello {{name}}')"
 
 
 def test_rendering_does_not_call_values() -> None:
