@@ -8,10 +8,8 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypedDict, overload
 
-import pydantic
 from typing_extensions import TypeIs, TypeVar
 
 from ._abstract_agent import AbstractAgent
@@ -19,6 +17,7 @@ from ._agent_context import AgentContextMixin
 from ._agent_decorators import AgentDecoratorsMixin
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run_setup import RunSetup, build_run
+from ._agent_spec import AgentSpecMixin
 from ._agent_streams import event_stream
 from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
@@ -26,10 +25,10 @@ from ._deferred import DeferredToolResults
 from ._instructions import SystemPromptRunner, flatten_instructions
 from ._instrumentation import InstrumentationSettings
 from ._output_json_schema import output_json_schema
-from ._override import AgentOverrideMixin, resolve_spec
+from ._override import AgentOverrideMixin, merge_metadata, resolve_spec
 from ._parts import ModelMessage, SystemPromptPart
 from ._run_context import RunContext
-from ._spec import AgentSpec, build_capabilities, load_spec_file
+from ._spec import AgentSpec
 from .exceptions import UserError
 from .graph import End
 from .models import Model, infer_model
@@ -76,7 +75,11 @@ class AgentRetries(TypedDict, total=False):
 
 
 class Agent(
-    AgentOverrideMixin, AgentContextMixin, AgentDecoratorsMixin[AgentDepsT], AbstractAgent[AgentDepsT, OutputDataT]
+    AgentOverrideMixin,
+    AgentSpecMixin,
+    AgentContextMixin,
+    AgentDecoratorsMixin[AgentDepsT],
+    AbstractAgent[AgentDepsT, OutputDataT],
 ):
     """An agent: a model, instructions, tools, capabilities and an output type.
 
@@ -233,54 +236,6 @@ class Agent(
         """Whether `node` is the `End` of the run."""
         return isinstance(node, End)
 
-    # ----- specs -----
-
-    @classmethod
-    def from_spec(
-        cls,
-        spec: AgentSpec | dict[str, Any],
-        *,
-        custom_capability_types: Sequence[type[Any]] = (),
-        **overrides: Any,
-    ) -> Agent[Any, Any]:
-        """Build an agent from an `AgentSpec` (or its dict form).
-
-        Keyword `overrides` are passed to the `Agent` constructor and win over the spec (use them for
-        what a spec cannot express: `deps_type`, `output_type`, `tools`, `toolsets`, more `capabilities`).
-
-        Raises:
-            UserError: for an invalid spec, an unknown capability or bad capability arguments.
-        """
-        if not isinstance(spec, AgentSpec):
-            try:
-                spec = AgentSpec.model_validate(spec)
-            except pydantic.ValidationError as exc:
-                raise UserError(f'Invalid agent spec: {exc}') from exc
-        capabilities = build_capabilities(spec.capabilities, custom_capability_types)
-        kwargs: dict[str, Any] = {
-            'name': spec.name,
-            'instructions': spec.instructions,
-            'system_prompt': spec.system_prompt or (),
-            'model_settings': spec.model_settings,
-            'retries': spec.retries,
-            'output_retries': spec.output_retries,
-            'end_strategy': spec.end_strategy,
-            'tool_timeout': spec.tool_timeout,
-            'metadata': spec.metadata,
-            'description': spec.description,
-        }
-        extra_capabilities = list(overrides.pop('capabilities', None) or [])
-        model = overrides.pop('model', spec.model)
-        kwargs.update(overrides)
-        return cls(model, capabilities=[*capabilities, *extra_capabilities], **kwargs)
-
-    @classmethod
-    def from_file(
-        cls, path: str | Path, *, custom_capability_types: Sequence[type[Any]] = (), **overrides: Any
-    ) -> Agent[Any, Any]:
-        """Build an agent from a JSON or YAML spec file (see `from_spec`)."""
-        return cls.from_spec(load_spec_file(path), custom_capability_types=custom_capability_types, **overrides)
-
     # ----- running -----
 
     @asynccontextmanager
@@ -328,8 +283,8 @@ class Agent(
             capabilities = [*(capabilities or []), *resolved.capabilities]
             if resolved.model_settings and not callable(model_settings):
                 model_settings = {**resolved.model_settings, **(model_settings or {})}  # type: ignore[typeddict-item]
-            if resolved.metadata and not callable(metadata):
-                metadata = {**resolved.metadata, **(metadata or {})}
+            if resolved.metadata:
+                metadata = merge_metadata(resolved.metadata, metadata)
         # `override()` wins over what the call passes (see `_override`).
         model = self._overridden('model', model)
         deps = self._overridden('deps', deps)

@@ -16,6 +16,7 @@ An `AgentSpec` can be applied too: to `override()`, where its values replace the
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,7 +30,7 @@ from ._spec import AgentSpec, build_capabilities
 from .exceptions import UserError
 from .settings import ModelSettings
 
-__all__ = ('AgentOverrideMixin', 'ResolvedSpec', 'resolve_spec')
+__all__ = ('AgentOverrideMixin', 'ResolvedSpec', 'merge_metadata', 'resolve_spec')
 
 
 class _Unset:
@@ -61,6 +62,23 @@ class ResolvedSpec:
     """Capabilities built from the spec."""
 
 
+def merge_metadata(
+    base: dict[str, Any], metadata: dict[str, Any] | Callable[[Any], dict[str, Any]] | None
+) -> dict[str, Any] | Callable[[Any], dict[str, Any]]:
+    """`base` (a spec's metadata) with a run's `metadata` on top; a function is merged with when it is called."""
+    if not callable(metadata):
+        return {**base, **(metadata or {})}
+
+    def merged(ctx: Any) -> dict[str, Any]:
+        return {**base, **(metadata(ctx) or {})}
+
+    return merged
+
+
+RUN_IGNORED_SPEC_FIELDS = ('description', 'end_strategy', 'tool_timeout', 'instrument', 'output_schema', 'deps_schema')
+"""Spec fields that shape an agent when it is built, so a spec given to a run or `override()` cannot apply them."""
+
+
 def resolve_spec(spec: AgentSpec | dict[str, Any] | None) -> ResolvedSpec | None:
     """Validate a spec and build its capabilities.
 
@@ -74,13 +92,38 @@ def resolve_spec(spec: AgentSpec | dict[str, Any] | None) -> ResolvedSpec | None
             spec = AgentSpec.model_validate(spec)
         except pydantic.ValidationError as exc:
             raise UserError(f'Invalid agent spec: {exc}') from exc
+    retries = (
+        spec.retries
+        if isinstance(spec.retries, dict)
+        else {}
+        if spec.retries is None
+        else {
+            'tools': spec.retries,
+            'output': spec.retries,
+        }
+    )
+    if 'tools' in retries or spec.tool_retries is not None:
+        warnings.warn(
+            "AgentSpec retry field 'tools' is ignored at run and override time (only the output budget applies)",
+            UserWarning,
+            stacklevel=3,
+        )
+    defaults = type(spec).model_fields
+    for name in RUN_IGNORED_SPEC_FIELDS:
+        if getattr(spec, name) != defaults[name].default:
+            warnings.warn(
+                f'AgentSpec field {name!r} is ignored at run and override time; it only applies to from_spec',
+                UserWarning,
+                stacklevel=3,
+            )
+    output_retries = retries.get('output', spec.output_retries)
     return ResolvedSpec(
         name=spec.name,
         model=spec.model,
         instructions=flatten_instructions(spec.instructions),
         model_settings=spec.model_settings,
         metadata=spec.metadata,
-        output_retries=spec.output_retries,
+        output_retries=output_retries,
         capabilities=build_capabilities(spec.capabilities),
     )
 

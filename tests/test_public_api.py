@@ -416,6 +416,7 @@ CORE_API: dict[str, set[str]] = {
     'agent.agent.spec': {
         'AgentSpec',
         'CapabilitySpec',
+        'get_capability_registry',
     },
     'agent.profiles': {
         'DEFAULT_PROFILE',

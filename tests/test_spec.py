@@ -94,23 +94,23 @@ def test_yaml_and_json_spec_files_load(tmp_path: Path) -> None:
 
 def test_unknown_capability_names_the_capability() -> None:
     with pytest.raises(
-        UserError, match=r"Unknown capability 'RateLimitt' in the agent spec\. Known capabilities: .*RateLimit"
+        UserError, match=r"Capability 'RateLimitt' is not in the provided `custom_capability_types`. Valid choices: .*RateLimit"
     ):
         Agent.from_spec(AgentSpec(model='test', capabilities=['RateLimitt']), custom_capability_types=[RateLimit])
 
 
 def test_bad_capability_arguments_name_the_field() -> None:
     with pytest.raises(
-        UserError, match=r"Invalid arguments for capability 'RateLimit': rpm: Input should be a valid integer"
+        UserError, match=r"Failed to instantiate capability 'RateLimit': rpm: Input should be a valid integer"
     ):
         Agent.from_spec(
             {'model': 'test', 'capabilities': [{'RateLimit': {'rpm': 'fast'}}]}, custom_capability_types=[RateLimit]
         )
-    with pytest.raises(UserError, match=r"Capability 'RateLimit' has no field\(s\) \['burst'\]"):
+    with pytest.raises(UserError, match=r"capability 'RateLimit': it has no field\(s\) \['burst'\]"):
         Agent.from_spec(
             {'model': 'test', 'capabilities': [{'RateLimit': {'burst': 3}}]}, custom_capability_types=[RateLimit]
         )
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'ConditionalTools': hidden_tools"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'ConditionalTools': hidden_tools"):
         Agent.from_spec(
             {'model': 'test', 'capabilities': [{'ConditionalTools': {'hidden_tools': 5}}]},
             custom_capability_types=[ConditionalTools],

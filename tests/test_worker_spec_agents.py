@@ -44,7 +44,7 @@ def test_missing_or_invalid_spec_files_are_user_errors(tmp_path: Path) -> None:
         load_agents([str(tmp_path / 'missing.yaml')])
     bad = tmp_path / 'bad.yml'
     bad.write_text('model: test\ncapabilities:\n  - Hooks\n')
-    with pytest.raises(UserError, match=r"Unknown capability 'Hooks' in the agent spec"):
+    with pytest.raises(UserError, match=r"Capability 'Hooks' is not in the provided"):
         load_agents([str(bad)])
 
 

@@ -135,7 +135,8 @@ __all__ = (
 
 
 def _capability_types() -> dict[str, type[AbstractCapability[Any]]]:
-    bases = (AbstractCapability, WrapperCapability, CombinedCapability)
+    # `BuiltinTool` is `NativeTool`'s older spec name: specs still read it (`_spec._legacy_class`), unlisted.
+    bases = (AbstractCapability, WrapperCapability, CombinedCapability, BuiltinTool)
     found: dict[str, type[AbstractCapability[Any]]] = {}
     for value in list(globals().values()):
         if isinstance(value, type) and issubclass(value, AbstractCapability) and value not in bases:

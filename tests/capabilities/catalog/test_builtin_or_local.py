@@ -120,7 +120,7 @@ def test_configurations_that_cannot_work_fail_at_construction(kwargs: dict[str, 
 
 
 def test_builtin_or_local_tool_itself_is_not_loadable_from_a_spec_but_builtin_tool_is() -> None:
-    with pytest.raises(UserError, match="Unknown capability 'BuiltinOrLocalTool'"):
+    with pytest.raises(UserError, match="Capability 'BuiltinOrLocalTool' is not in the provided"):
         Agent.from_spec({'model': 'test', 'capabilities': ['BuiltinOrLocalTool']})
     agent = Agent.from_spec(
         {
@@ -141,11 +141,11 @@ def test_builtin_or_local_tool_itself_is_not_loadable_from_a_spec_but_builtin_to
 
 
 def test_bad_builtin_tool_spec_arguments_name_the_capability_and_field() -> None:
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'BuiltinTool': max_uses"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'BuiltinTool': max_uses"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'BuiltinTool': {'kind': 'web_search', 'max_uses': 'x'}}]})
     with pytest.raises(
         UserError,
-        match=r"Invalid arguments for capability 'BuiltinTool': WebSearchTool has no field\(s\) \['domains'\]",
+        match=r"Failed to instantiate capability 'BuiltinTool': WebSearchTool has no field\(s\) \['domains'\]",
     ):
         Agent.from_spec({'model': 'test', 'capabilities': [{'BuiltinTool': {'kind': 'web_search', 'domains': ['a']}}]})
 

@@ -70,5 +70,5 @@ def test_image_generation_loads_from_a_spec() -> None:
         {'model': 'test', 'capabilities': [{'ImageGeneration': {'fallback_model': 'test', 'size': '1024x1536'}}]}
     )
     assert agent.capabilities == [ImageGeneration(fallback_model='test', size='1024x1536')]
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'ImageGeneration': size: Input should be"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'ImageGeneration': size: Input should be"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'ImageGeneration': {'size': 'huge'}}]})

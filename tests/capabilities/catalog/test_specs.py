@@ -45,23 +45,23 @@ def test_every_spec_capable_built_in_loads_from_a_yaml_file(tmp_path: Path) -> N
 
 @pytest.mark.parametrize('name', ['Hooks', 'PrepareTools', 'Toolset', 'HistoryProcessor', 'ThreadExecutor'])
 def test_built_ins_taking_python_objects_are_not_loadable_from_specs(name: str) -> None:
-    with pytest.raises(UserError, match=rf"Unknown capability '{name}' in the agent spec\. Known capabilities: "):
+    with pytest.raises(UserError, match=rf"Capability '{name}' is not in the provided `custom_capability_types`. Valid choices: "):
         Agent.from_spec(AgentSpec(model='test', capabilities=[name]))
 
 
 def test_spec_errors_name_the_capability_and_the_bad_field() -> None:
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'WebSearch': max_uses: Input should be"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'WebSearch': max_uses: Input should be"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebSearch': {'max_uses': 'many'}}]})
     with pytest.raises(
-        UserError, match=r"Invalid arguments for capability 'WebSearch': domains: Unexpected keyword argument"
+        UserError, match=r"Failed to instantiate capability 'WebSearch': domains: Unexpected keyword argument"
     ):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebSearch': {'domains': ['a.org']}}]})
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'Thinking': effort"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'Thinking': effort"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'Thinking': {'effort': 'extreme'}}]})
-    with pytest.raises(UserError, match=r"Unknown capability 'WebSerch'"):
+    with pytest.raises(UserError, match=r"Capability 'WebSerch' is not in the provided"):
         Agent.from_spec({'model': 'test', 'capabilities': ['WebSerch']})
     with pytest.raises(
-        UserError, match=r"Invalid arguments for capability 'WebFetch': WebFetch\(max_uses\) needs the native tool"
+        UserError, match=r"Failed to instantiate capability 'WebFetch': WebFetch\(max_uses\) needs the native tool"
     ):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebFetch': {'max_uses': 1, 'builtin': False}}]})
 

@@ -162,7 +162,7 @@ def test_web_fetch_loads_from_a_spec() -> None:
         {'model': 'test', 'capabilities': [{'WebFetch': {'allowed_domains': ['example.com'], 'timeout': 5}}]}
     )
     assert agent.capabilities == [WebFetch(allowed_domains=['example.com'], timeout=5)]
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'WebFetch': timeout: Input should be"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'WebFetch': timeout: Input should be"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebFetch': {'timeout': 'soon'}}]})
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'WebFetch': .*allowed_domain"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'WebFetch': .*allowed_domain"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebFetch': {'allowed_domain': ['example.com']}}]})

@@ -109,7 +109,7 @@ def test_constraints_only_the_native_tool_can_enforce_fail_on_models_without_it(
 def test_web_search_loads_from_a_spec_with_errors_naming_the_field() -> None:
     agent = Agent.from_spec({'model': 'test', 'capabilities': ['WebSearch', {'WebSearch': {'max_uses': 2}}]})
     assert agent.capabilities == [WebSearch(), WebSearch(max_uses=2)]
-    with pytest.raises(UserError, match=r"Invalid arguments for capability 'WebSearch': search_context_size: Input"):
+    with pytest.raises(UserError, match=r"Failed to instantiate capability 'WebSearch': search_context_size: Input"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'WebSearch': {'search_context_size': 'huge'}}]})
 
 
