@@ -120,8 +120,10 @@ async def process_text_output(
     async def process(value: Any) -> Any:
         if isinstance(processor, ObjectOutputProcessor):
             output = await processor.call(processor.rewrap(value), ctx)
+        elif (chosen := processor.kind_for(value, kind[0] if kind else None)) is not None:
+            output = await processor.call(processor.rewrap(chosen, value), ctx)
         else:
-            output = await processor.call(processor.rewrap(kind[0], value), ctx)
+            output = value  # a hook's value of none of the union's types (see `kind_for`)
         return await _validated(output, ctx, validators)
 
     value = await run_with_output_validate_hooks(

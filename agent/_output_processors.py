@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -59,6 +60,14 @@ def is_output_function(output: Any) -> bool:
     return inspect.isfunction(output) or inspect.ismethod(output)
 
 
+def _resolved(function: Any, parameter: inspect.Parameter) -> Any:
+    """The parameter's annotation, evaluated where it is a string (`from __future__ import annotations`)."""
+    try:
+        return typing.get_type_hints(function).get(parameter.name, parameter.annotation)
+    except Exception:  # an annotation naming something only imported for type checking stays as written
+        return parameter.annotation
+
+
 class ObjectOutputProcessor:
     """One output type or output function, produced as a JSON object."""
 
@@ -82,7 +91,7 @@ class ObjectOutputProcessor:
                 json_schema['description'] = self._function.description
             params = [p for p in inspect.signature(output).parameters.values()]
             value_params = params[1:] if self._function.takes_ctx else params
-            self.output_type = value_params[0].annotation if len(value_params) == 1 else dict[str, Any]
+            self.output_type = _resolved(output, value_params[0]) if len(value_params) == 1 else dict[str, Any]
         elif is_model_like(output):
             adapter: TypeAdapter[Any] = TypeAdapter(output)
             self._validator = adapter.validator
@@ -139,6 +148,17 @@ class ObjectOutputProcessor:
         if self._function is not None and (key := self._function.single_field_name) is not None:
             return {key: value}
         return value
+
+    def accepts(self, value: Any) -> bool:
+        """Whether `value` has the shape `rewrap` expects: an instance of the output type (its origin for a generic).
+
+        For an output function that is the type of its one argument, or `dict[str, Any]` for several.
+        """
+        try:
+            return isinstance(value, self.output_type)
+        except TypeError:  # a parametrised generic such as `list[Bar]`
+            origin = typing.get_origin(self.output_type)
+            return origin is not None and isinstance(value, origin)
 
     @property
     def function_name(self) -> str | None:
@@ -236,6 +256,16 @@ class UnionOutputProcessor:
         """The value the model was asked for."""
         kind, data = validated
         return self._processors[kind].unwrap(data)
+
+    def kind_for(self, value: Any, chosen: str | None = None) -> str | None:
+        """The output `value` belongs to: `chosen` (validation's pick) if it still fits, else the first that fits.
+
+        `None` when it fits none: an output hook may replace the value with anything, and such a value is kept as
+        it is rather than handed to an output function that cannot take it.
+        """
+        if chosen is not None and self._processors[chosen].accepts(value):
+            return chosen
+        return next((kind for kind, processor in self._processors.items() if processor.accepts(value)), None)
 
     def rewrap(self, kind: str, value: Any) -> tuple[str, Any]:
         """The inverse of `unwrap` for the output named `kind`."""

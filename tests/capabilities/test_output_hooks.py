@@ -302,3 +302,38 @@ async def test_a_wrapped_capability_gets_its_output_hooks_through_the_wrapper():
         'before_output_process',
         'after_output_process',
     ]
+
+
+class Country(BaseModel):
+    code: str
+
+
+async def test_a_recovered_union_output_goes_to_the_output_type_it_is_an_instance_of():
+    seen: list[str] = []
+
+    def country_found(country: Country) -> str:
+        seen.append(country.code)
+        return f'country {country.code}'
+
+    def recover(ctx: RunContext[None], *, output_context: OutputContext, output: Any, error: Exception) -> Any:
+        return Country(code='FR')  # the union's second member; validation never picked one
+
+    agent = Agent(
+        scripted(text('{"neither": true}')),
+        output_type=PromptedOutput([City, country_found]),
+        capabilities=[Hooks(output_validate_error=recover)],
+    )
+    assert (await agent.run('go')).output == 'country FR'
+    assert seen == ['FR']
+
+
+async def test_a_recovered_union_output_of_no_member_type_is_kept_as_it_is():
+    def recover(ctx: RunContext[None], *, output_context: OutputContext, output: Any, error: Exception) -> Any:
+        return ['not', 'a', 'city']
+
+    agent = Agent(
+        scripted(text('{"neither": true}')),
+        output_type=PromptedOutput([City, Country]),
+        capabilities=[Hooks(output_validate_error=recover)],
+    )
+    assert (await agent.run('go')).output == ['not', 'a', 'city']
