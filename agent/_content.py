@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from os import PathLike
@@ -57,6 +58,12 @@ ForceDownloadMode: TypeAlias = bool | Literal['allow-local']
 loopback and private networks (the server's own neighbourhood), which a plain `True` must not."""
 
 
+def content_identifier(source: str | bytes) -> str:
+    """The identifier of content that was given none: the first 6 hex digits of the SHA-1 of its URL, file id or
+    data, as Pydantic AI computes it. It depends on nothing but the content, so a replayed run derives the same."""
+    return hashlib.sha1(source.encode() if isinstance(source, str) else source).hexdigest()[:6]
+
+
 @dataclass(repr=False)
 class FileUrl:
     """Base of the URL content types: a file the model (or the runtime) fetches from a URL."""
@@ -71,7 +78,7 @@ class FileUrl:
     media_type: str | None = None
     """The media type; guessed from the URL's extension when not given."""
     identifier: str | None = None
-    """A stable identifier the model can use to refer to the file."""
+    """A stable identifier the model can use to refer to the file; derived from the URL when not given."""
 
     # Each subclass declares its own `kind` field (the JSON discriminator) and its fallback media type.
     _default_media_type: ClassVar[str] = 'application/octet-stream'
@@ -79,6 +86,8 @@ class FileUrl:
     def __post_init__(self) -> None:
         if self.media_type is None:
             self.media_type = guess_media_type(self.url) or self._default_media_type
+        if self.identifier is None:
+            self.identifier = content_identifier(self.url)
 
     @property
     def scheme(self) -> str:
@@ -217,11 +226,15 @@ class BinaryContent:
     media_type: str
     """The media type of the data, e.g. `image/png`."""
     identifier: str | None = None
-    """A stable identifier the model can use to refer to the data."""
+    """A stable identifier the model can use to refer to the data; derived from the data when not given."""
     vendor_metadata: dict[str, Any] | None = None
     """Provider-specific metadata."""
     kind: Literal['binary'] = 'binary'
     """The discriminator of the content type in serialized messages."""
+
+    def __post_init__(self) -> None:
+        if self.identifier is None:
+            self.identifier = content_identifier(self.data)
 
     @property
     def is_image(self) -> bool:
@@ -285,7 +298,7 @@ class BinaryContent:
             raise ValueError('A data URI must start with "data:".')
         media_type, marker, encoded = data_uri[len('data:') :].partition(';base64,')
         if not marker:
-            raise ValueError('Only base64 data URIs are supported: expected ";base64," after the media type.')
+            raise ValueError('A data URI must be base64-encoded: expected ";base64," after the media type.')
         try:
             data = base64.b64decode(encoded, validate=True)
         except binascii.Error as e:
@@ -302,6 +315,8 @@ class BinaryContent:
             FileNotFoundError: the file does not exist.
         """
         file = Path(path)
+        if not file.exists():
+            raise FileNotFoundError(f'File not found: {file}')
         media_type = guess_media_type(file.name) or 'application/octet-stream'
         return cls.narrow_type(cls(file.read_bytes(), media_type=media_type))
 
@@ -317,8 +332,11 @@ class BinaryImage(BinaryContent):
     """
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if not self.is_image:
-            raise ValueError(f'A BinaryImage needs an image media type ("image/..."), got {self.media_type!r}.')
+            raise ValueError(
+                f'`BinaryImage` must have a media type that starts with "image/", got {self.media_type!r}.'
+            )
 
 
 # Serializing a BinaryContent where pydantic has no schema for it (inside an `Any` field such as a tool result,
@@ -381,13 +399,15 @@ class UploadedFile:
     media_type: str | None = None
     """The media type; guessed from the file id's extension when not given (`application/octet-stream` if none)."""
     identifier: str | None = None
-    """A stable identifier the model can use to refer to the file."""
+    """A stable identifier the model can use to refer to the file; derived from the file id when not given."""
     kind: Literal['uploaded-file'] = 'uploaded-file'
     """The discriminator of the content type in serialized messages."""
 
     def __post_init__(self) -> None:
         if self.media_type is None:
             self.media_type = guess_media_type(urlparse(self.file_id).path) or 'application/octet-stream'
+        if self.identifier is None:
+            self.identifier = content_identifier(self.file_id)
 
     @property
     def format(self) -> str:

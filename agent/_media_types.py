@@ -8,6 +8,7 @@ want an explicit format next to the bytes, which is what the content types' `.fo
 from __future__ import annotations
 
 import mimetypes
+from collections.abc import Mapping
 from typing import Literal, TypeAlias, TypeVar
 
 __all__ = (
@@ -134,6 +135,15 @@ _EXTENSIONS: dict[str, str] = {
     '.mpg': 'video/mpeg',
     '.wmv': 'video/x-ms-wmv',
     '.3gp': 'video/3gpp',
+    '.three_gp': 'video/3gpp',
+    '.mdx': 'text/markdown',
+    '.asciidoc': 'text/x-asciidoc',
+    '.adoc': 'text/x-asciidoc',
+    '.rtf': 'application/rtf',
+    '.yaml': 'application/yaml',
+    '.yml': 'application/yaml',
+    '.toml': 'application/toml',
+    '.xml': 'application/xml',
 }
 
 
@@ -155,7 +165,7 @@ _FormatT = TypeVar('_FormatT', bound=str)
 def _lookup(table: dict[str, _FormatT], media_type: str, kind: str) -> _FormatT:
     format_name = table.get(media_type)
     if format_name is None:
-        raise ValueError(f'Unknown {kind} media type {media_type!r}: no format name is known for it.')
+        raise ValueError(f'Unknown {kind} media type: {media_type} (no format name is known for it)')
     return format_name
 
 
@@ -201,10 +211,10 @@ def file_format(media_type: str) -> str:
     Raises:
         ValueError: for a media type without a known format name.
     """
-    if media_type.startswith('image/'):
-        return image_format(media_type)
-    if media_type.startswith('audio/'):
-        return audio_format(media_type)
-    if media_type.startswith('video/'):
-        return video_format(media_type)
-    return document_format(media_type)
+    top = media_type.partition('/')[0]
+    tables: dict[str, Mapping[str, str]] = {'image': _IMAGE, 'audio': _AUDIO, 'video': _VIDEO}
+    table = tables.get(top, _DOCUMENT)
+    format_name = table.get(media_type)
+    if format_name is None:
+        raise ValueError(f'Unknown media type: {media_type} (no format name is known for it)')
+    return format_name

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 import pydantic
 import pydantic_core
 
-from ._content import BinaryContent, UserContent
+from ._content import BinaryContent, BinaryImage, UserContent
 from ._env import now_utc
 from ._tool_parts import (
     BaseToolCallPart,
@@ -341,9 +341,47 @@ class ModelResponse:
 
     @property
     def text(self) -> str | None:
-        """The concatenated text parts, or `None` if there are none."""
-        texts = [part.content for part in self.parts if isinstance(part, TextPart)]
-        return ''.join(texts) if texts else None
+        """The text parts' text, or `None` if there are none.
+
+        Adjacent text parts are one text (a streamed answer split up); text parts with other parts between them
+        (a native tool call, say) are separated by a blank line.
+        """
+        texts: list[str] = []
+        previous: ModelResponsePart | None = None
+        for part in self.parts:
+            if isinstance(part, TextPart):
+                if isinstance(previous, TextPart):
+                    texts[-1] += part.content
+                else:
+                    texts.append(part.content)
+            previous = part
+        return '\n\n'.join(texts) if texts else None
+
+    @property
+    def thinking(self) -> str | None:
+        """The thinking parts' text, separated by blank lines, or `None` if there are none."""
+        thoughts = [part.content for part in self.parts if isinstance(part, ThinkingPart)]
+        return '\n\n'.join(thoughts) if thoughts else None
+
+    @property
+    def files(self) -> list[BinaryContent]:
+        """The files in the response (its file parts' content)."""
+        return [part.content for part in self.parts if isinstance(part, FilePart)]
+
+    @property
+    def images(self) -> list[BinaryImage]:
+        """The images among the response's files."""
+        return [file for file in self.files if isinstance(file, BinaryImage)]
+
+    @property
+    def native_tool_calls(self) -> list[tuple[NativeToolCallPart, NativeToolReturnPart]]:
+        """The native tool calls that have a result in the response, each with its result."""
+        returns = {part.tool_call_id: part for part in self.parts if isinstance(part, NativeToolReturnPart)}
+        return [
+            (part, returns[part.tool_call_id])
+            for part in self.parts
+            if isinstance(part, NativeToolCallPart) and part.tool_call_id in returns
+        ]
 
     @property
     def tool_calls(self) -> list[ToolCallPart]:

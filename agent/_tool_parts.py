@@ -191,8 +191,8 @@ class BaseToolCallPart:
         return json.dumps(self.args, ensure_ascii=False)
 
     def has_content(self) -> bool:
-        """Whether the call has a name or arguments yet."""
-        return bool(self.tool_name or self.args)
+        """Whether the call has arguments (empty ones, `''` or `{}`, count as none)."""
+        return self.args not in ('', {}, None)
 
     def __repr__(self) -> str:
         return (

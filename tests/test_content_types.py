@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from pathlib import Path
 
@@ -105,8 +106,10 @@ def test_new_content_types_round_trip_through_a_stored_history() -> None:
     assert restored_part.content[3] == BinaryContent(PNG, media_type='image/png')
 
 
-def test_existing_content_types_serialize_as_before() -> None:
+def test_existing_content_types_serialize_as_before_with_their_derived_identifiers() -> None:
     part = UserPromptPart(['hi', ImageUrl('https://example.com/a.png'), BinaryContent(b'hi', media_type='text/plain')])
+    url_id = hashlib.sha1(b'https://example.com/a.png').hexdigest()[:6]
+    data_id = hashlib.sha1(b'hi').hexdigest()[:6]
 
     dumped = json.loads(ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=[part])]))
 
@@ -117,11 +120,54 @@ def test_existing_content_types_serialize_as_before() -> None:
             'force_download': False,
             'vendor_metadata': None,
             'media_type': 'image/png',
-            'identifier': None,
+            'identifier': url_id,
             'kind': 'image-url',
         },
-        {'data': 'aGk=', 'media_type': 'text/plain', 'identifier': None, 'vendor_metadata': None, 'kind': 'binary'},
+        {'data': 'aGk=', 'media_type': 'text/plain', 'identifier': data_id, 'vendor_metadata': None, 'kind': 'binary'},
     ]
+
+
+def test_content_without_an_identifier_derives_the_same_one_wherever_it_is_built_or_loaded() -> None:
+    stored = [
+        {'url': 'https://example.com/a.png', 'identifier': None, 'kind': 'image-url'},
+        {'data': 'aGk=', 'media_type': 'text/plain', 'identifier': None, 'kind': 'binary'},
+        {'file_id': 'file-abc123', 'provider_name': 'openai', 'kind': 'uploaded-file'},
+        {'url': 'https://example.com/b.pdf', 'identifier': 'report', 'kind': 'document-url'},
+    ]
+    history = [{'parts': [{'content': stored, 'part_kind': 'user-prompt'}], 'kind': 'request'}]
+
+    loaded = ModelMessagesTypeAdapter.validate_python(history)[0].parts[0]
+
+    assert isinstance(loaded, UserPromptPart)
+    assert [item.identifier for item in loaded.content if is_multi_modal_content(item)] == [
+        ImageUrl('https://example.com/a.png').identifier,
+        BinaryContent(b'hi', media_type='text/plain').identifier,
+        hashlib.sha1(b'file-abc123').hexdigest()[:6],
+        'report',
+    ]
+    assert (
+        BinaryContent(b'hi', media_type='text/plain').identifier
+        != BinaryContent(b'ho', media_type='text/plain').identifier
+    )
+
+
+def test_content_types_name_what_they_cannot_read() -> None:
+    with pytest.raises(ValueError, match='Unknown media type: application/custom'):
+        _ = BinaryContent(b'x', media_type='application/custom').format
+    with pytest.raises(ValueError, match='Unknown document media type: text/x-python'):
+        _ = DocumentUrl('https://example.com/a.py').format
+    with pytest.raises(ValueError, match='must be base64-encoded'):
+        BinaryContent.from_data_uri('data:text/plain,hello')
+    with pytest.raises(ValueError, match='`BinaryImage` must have a media type that starts with "image/"'):
+        BinaryImage(b'x', media_type='text/plain')
+
+
+def test_document_and_video_extensions_beyond_the_platform_table_are_pinned(tmp_path: Path) -> None:
+    assert DocumentUrl('https://example.com/help.asciidoc').media_type == 'text/x-asciidoc'
+    assert DocumentUrl('https://example.com/config.yaml').media_type == 'application/yaml'
+    assert VideoUrl('https://example.com/clip.three_gp').format == 'three_gp'
+    with pytest.raises(FileNotFoundError, match='File not found:'):
+        BinaryContent.from_path(tmp_path / 'missing.txt')
 
 
 def test_models_receive_text_content_as_text_and_skip_cache_points() -> None:

@@ -12,6 +12,7 @@ from agent.messages import (
     INVALID_JSON_KEY,
     AudioUrl,
     BinaryContent,
+    BinaryImage,
     CompactionPart,
     DocumentUrl,
     FilePart,
@@ -372,6 +373,43 @@ def test_retry_prompt_model_response_renders_errors_or_message():
 def test_model_response_text_and_tool_calls_views():
     response = ModelResponse(parts=[TextPart('a'), ToolCallPart('t', {}), NativeToolCallPart('web', {}), TextPart('b')])
 
-    assert response.text == 'ab'
+    assert response.text == 'a\n\nb'  # text parts with other parts between them are separate paragraphs
     assert [c.tool_name for c in response.tool_calls] == ['t']
     assert ModelResponse(parts=[ToolCallPart('t', {})]).text is None
+
+
+def test_a_response_reads_back_its_text_thinking_files_and_native_tool_calls() -> None:
+    image = BinaryImage(b'\x89PNG', media_type='image/png')
+    pdf = BinaryContent(b'%PDF', media_type='application/pdf')
+    search = NativeToolCallPart('web_search', {'query': 'paris'}, 'ws-1')
+    found = NativeToolReturnPart('web_search', [{'url': 'https://example.com'}], 'ws-1')
+    unanswered = NativeToolCallPart('code_execution', {'code': '1+1'}, 'ce-1')
+    response = ModelResponse(
+        parts=[
+            ThinkingPart('Look it up.'),
+            ThinkingPart('Then draw it.'),
+            TextPart('Paris '),
+            TextPart('is big.'),
+            search,
+            found,
+            unanswered,
+            TextPart('Here it is.'),
+            FilePart(image),
+            FilePart(pdf),
+        ]
+    )
+
+    assert response.text == 'Paris is big.\n\nHere it is.'
+    assert response.thinking == 'Look it up.\n\nThen draw it.'
+    assert response.files == [image, pdf]
+    assert response.images == [image]
+    assert response.native_tool_calls == [(search, found)]
+    assert (ModelResponse(parts=[]).text, ModelResponse(parts=[]).thinking) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ('args', 'has_content'), [({}, False), ('', False), (None, False), ({'a': 0}, True), ('{}', True)]
+)
+def test_a_tool_call_has_content_once_it_has_arguments(args: dict[str, object] | str | None, has_content: bool) -> None:
+    assert ToolCallPart('lookup', args).has_content() is has_content
+    assert NativeToolCallPart('web_search', args).has_content() is has_content
