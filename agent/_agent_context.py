@@ -1,9 +1,12 @@
-"""`async with agent:`: keeping an agent's toolsets (MCP servers, for example) entered across runs."""
+"""`async with agent:`: keeping an agent's toolsets (MCP servers, for example) entered across runs; thread executors."""
 
 from __future__ import annotations
 
-from contextlib import AsyncExitStack
+from concurrent.futures import Executor
+from contextlib import AbstractContextManager, AsyncExitStack
 from typing import Any, Self
+
+from ._threads import use_thread_executor
 
 __all__ = ('AgentContextMixin',)
 
@@ -14,6 +17,14 @@ class AgentContextMixin:
     toolsets: Any
     _entered: int = 0
     _exit_stack: AsyncExitStack | None = None
+
+    @staticmethod
+    def using_thread_executor(executor: Executor | None) -> AbstractContextManager[None]:
+        """Run sync tools and callbacks of every agent on `executor` within the `with` block (`None`: the default).
+
+        The `ThreadExecutor` capability does the same for one agent's runs.
+        """
+        return use_thread_executor(executor)
 
     async def __aenter__(self) -> Self:
         """Enter the agent's toolsets (starting MCP servers, for example) until the matching exit.

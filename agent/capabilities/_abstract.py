@@ -182,6 +182,21 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
         """The hooks that do something on this instance (for composite capabilities, those of their parts)."""
         return type(self).overridden_hooks()
 
+    @property
+    def has_wrap_node_run(self) -> bool:
+        """Whether this capability (or a part of it) wraps graph nodes, which iterating a run then has to honour."""
+        return 'wrap_node_run' in self.hook_names()
+
+    @property
+    def has_wrap_run_event_stream(self) -> bool:
+        """Whether this capability (or a part of it) watches the run's event stream."""
+        return 'wrap_run_event_stream' in self.hook_names()
+
+    def get_description(self) -> str | None:
+        """A short description of the capability (its `description` attribute, if it has one)."""
+        description = getattr(self, 'description', None)
+        return description if isinstance(description, str) else None
+
     # Run hooks.
 
     async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:

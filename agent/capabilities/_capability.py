@@ -94,7 +94,12 @@ class Capability(AbstractCapability[AgentDepsT]):
         toolset = self._function_toolset
         return toolset.tool_plain(func, **options) if func else toolset.tool_plain(**options)
 
-    def instructions(self, func: Callable[..., Any], /) -> Callable[..., Any]:
-        """Register a function (sync or async, taking the `RunContext` or nothing) producing instructions."""
+    def instructions(self, func: Callable[..., Any] | None = None, /) -> Any:
+        """Register a function (sync or async, taking the `RunContext` or nothing) producing instructions.
+
+        Use it as `@cap.instructions` or `@cap.instructions()`.
+        """
+        if func is None:
+            return self.instructions
         self._instructions.append(cast(InstructionSource, func))
         return func

@@ -136,8 +136,11 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         return resolve
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> Self:
-        """A new combination of every part's per-run instance (always a new object)."""
-        return replace(self, capabilities=[await cap.for_run(ctx) for cap in self.capabilities])
+        """A combination of every part's per-run instance (this one itself when no part changed)."""
+        parts = [await cap.for_run(ctx) for cap in self.capabilities]
+        if all(new is old for new, old in zip(parts, self.capabilities, strict=True)):
+            return self
+        return replace(self, capabilities=parts)
 
     # Run hooks.
 

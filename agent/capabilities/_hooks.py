@@ -107,12 +107,8 @@ class Hooks(AbstractCapability[AgentDepsT]):
                 add_hook(self._entries, point, func)
 
     def __repr__(self) -> str:
-        registered = ', '.join(
-            f'{point}={[getattr(entry.func, "__name__", entry.func) for entry in entries]}'
-            for point, entries in self._entries.items()
-            if entries
-        )
-        return f'{type(self).__name__}({registered})'
+        counts = {point: len(entries) for point, entries in self._entries.items() if entries}
+        return f'{type(self).__name__}({counts})'
 
     def get_ordering(self) -> CapabilityOrdering | None:
         return self._ordering

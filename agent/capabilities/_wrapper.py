@@ -73,6 +73,11 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
             for leaf in inner:
                 visitor(leaf)
 
+    @classmethod
+    def get_serialization_name(cls) -> str | None:
+        # The base class wraps a capability object; subclasses keep their class name unless they opt out.
+        return None if cls is WrapperCapability else cls.__name__
+
     def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
         return self.wrapped.get_toolset()
 

@@ -512,9 +512,10 @@ def test_hook_names_lists_only_the_points_with_registered_functions() -> None:
     assert CombinedCapability([hooks, Hooks()]).hook_names() == {'wrap_node_run', 'prepare_tools'}
 
 
-def test_hooks_cannot_be_loaded_from_a_spec_and_repr_lists_registered_functions() -> None:
+def test_hooks_cannot_be_loaded_from_a_spec_and_repr_counts_registered_functions() -> None:
     async def audit(ctx: RunContext[None], **kwargs: Any) -> NodeResult[None]:
         return kwargs['result']  # pragma: no cover
 
     assert Hooks.get_serialization_name() is None
-    assert repr(Hooks(after_node_run=audit)) == "Hooks(after_node_run=['audit'])"
+    assert repr(Hooks()) == 'Hooks({})'
+    assert repr(Hooks(after_node_run=[audit, audit])) == "Hooks({'after_node_run': 2})"
