@@ -412,3 +412,16 @@ class InstructionPart:
 
     def __str__(self) -> str:
         return self.content
+
+    def __repr__(self) -> str:
+        return f'InstructionPart(content={self.content!r}' + (', dynamic=True)' if self.dynamic else ')')
+
+    @staticmethod
+    def join(parts: Sequence[InstructionPart]) -> str | None:
+        """The parts' text, separated by blank lines and stripped; `None` if that leaves nothing."""
+        return '\n\n'.join(part.content for part in parts).strip() or None
+
+    @staticmethod
+    def sorted(parts: Sequence[InstructionPart]) -> list[InstructionPart]:
+        """The parts with the static ones first, each group in its own order."""
+        return sorted(parts, key=lambda part: part.dynamic)

@@ -17,6 +17,7 @@ from agent.messages import (
     DocumentUrl,
     FilePart,
     ImageUrl,
+    InstructionPart,
     ModelMessage,
     ModelMessagesTypeAdapter,
     ModelRequest,
@@ -413,3 +414,15 @@ def test_a_response_reads_back_its_text_thinking_files_and_native_tool_calls() -
 def test_a_tool_call_has_content_once_it_has_arguments(args: dict[str, object] | str | None, has_content: bool) -> None:
     assert ToolCallPart('lookup', args).has_content() is has_content
     assert NativeToolCallPart('web_search', args).has_content() is has_content
+
+
+def test_instruction_parts_join_into_paragraphs_and_sort_static_before_dynamic() -> None:
+    static, dynamic = InstructionPart('  Be brief.'), InstructionPart('Today is Monday.  ', dynamic=True)
+
+    assert InstructionPart.join([static, dynamic]) == 'Be brief.\n\nToday is Monday.'
+    assert InstructionPart.join([InstructionPart('  ')]) is None
+    assert InstructionPart.sorted([dynamic, static]) == [static, dynamic]
+    assert (repr(static), repr(dynamic)) == (
+        "InstructionPart(content='  Be brief.')",
+        "InstructionPart(content='Today is Monday.  ', dynamic=True)",
+    )
