@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 import pydantic
 from typing_extensions import TypeVar
 
+from ._deferred import DeferredToolRequests, ToolApproved, ToolDenied
 from ._parts import RetryPromptPart, ToolCallPart
 from ._ports import RunPorts, current_ports
 from ._run_context import RunContext
 from ._tool_def import ToolDefinition
 from .capabilities import run_with_tool_validate_hooks
-from .exceptions import ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
+from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 
 if TYPE_CHECKING:
     from .capabilities import AbstractCapability
@@ -244,7 +245,50 @@ class ToolManager(Generic[DepsT]):
             raise ToolRetryError(self.unknown_tool_prompt(call))
         wrap = wrap_validation_errors
         args = await self.validate_call(call, approved=approved, metadata=metadata, wrap_validation_errors=wrap)
-        return await self.execute_call(call, args, approved=approved, metadata=metadata, wrap_validation_errors=wrap)
+        try:
+            return await self.execute_call(
+                call, args, approved=approved, metadata=metadata, wrap_validation_errors=wrap
+            )
+        except (ApprovalRequired, CallDeferred) as exc:
+            return await self._resolve_inline(call, exc, wrap_validation_errors=wrap)
+
+    async def _resolve_inline(
+        self, call: ToolCallPart, exc: ApprovalRequired | CallDeferred, *, wrap_validation_errors: bool
+    ) -> Any:
+        """Ask the run's deferred-call handler (`HandleDeferredToolCalls`) about one deferred call, once.
+
+        An approval runs the tool again (approved, with any override arguments) and a deferral it raises then
+        propagates; a denial returns the `ToolDenied`; an external result is returned as the handler gave it, or
+        raised as a retry for `ModelRetry` and `RetryPromptPart`. Without an answer the deferral propagates.
+        """
+        requests = DeferredToolRequests(
+            approvals=[call] if isinstance(exc, ApprovalRequired) else [],
+            calls=[call] if isinstance(exc, CallDeferred) else [],
+            metadata={call.tool_call_id: exc.metadata} if exc.metadata else {},
+        )
+        results = await self.capability.handle_deferred_tool_calls(self.ctx, requests=requests)
+        answer = results.to_tool_call_results().get(call.tool_call_id) if results is not None else None
+        if results is None or answer is None:
+            raise exc
+        if isinstance(answer, ToolDenied):
+            return answer
+        if isinstance(answer, ToolApproved):
+            approved_call = call if answer.override_args is None else replace(call, args=answer.override_args)
+            metadata = results.metadata.get(call.tool_call_id)
+            wrap = wrap_validation_errors
+            args = await self.validate_call(
+                approved_call, approved=True, metadata=metadata, wrap_validation_errors=wrap
+            )
+            return await self.execute_call(
+                approved_call, args, approved=True, metadata=metadata, wrap_validation_errors=wrap
+            )
+        if isinstance(answer, ModelRetry):
+            raise ToolRetryError(
+                RetryPromptPart(answer.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
+            )
+        if isinstance(answer, RetryPromptPart):
+            raise ToolRetryError(replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
+        return results.calls[call.tool_call_id]  # the handler's value as it gave it (plain, or a `ToolReturn`)
 
     async def execute_call(
         self,
