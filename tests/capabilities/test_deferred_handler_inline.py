@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 import pytest
 
@@ -13,16 +14,19 @@ from agent.messages import ToolCallPart
 from agent.tools import ToolApproved, ToolDenied
 from tests._agent_helpers import call, scripted, text
 
+Answer: TypeAlias = Callable[[DeferredToolRequests], DeferredToolResults | None] | DeferredToolResults | None
 
-def agent_whose_tool_calls(answer: Any, *, defers_after_approval: bool = False) -> tuple[Agent[None, str], list[Any]]:
+
+def agent_whose_tool_calls(
+    answer: Answer, *, defers_after_approval: bool = False
+) -> tuple[Agent[None, str], list[Any]]:
     """An agent whose `outer` tool calls `inner` (which needs approval) and records what handle_call gave."""
     outcomes: list[Any] = []
     asked: list[DeferredToolRequests] = []
 
     async def handler(ctx: RunContext[None], requests: DeferredToolRequests) -> DeferredToolResults | None:
         asked.append(requests)
-        result: DeferredToolResults | None = answer(requests) if callable(answer) else answer
-        return result
+        return answer(requests) if callable(answer) else answer
 
     agent = Agent(scripted(call('outer', {}), text('done')), capabilities=[HandleDeferredToolCalls(handler=handler)])
 
