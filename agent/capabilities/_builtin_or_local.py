@@ -73,7 +73,10 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
             self.builtin = self.native
         self.native = self.builtin
         if self.builtin is False and self.local is False:
-            raise UserError(f'{name}(builtin=False, local=False) provides nothing: allow at least one side')
+            raise UserError(
+                f'{name}(builtin=False, local=False) provides nothing: both `native` and `local` cannot be False; '
+                'allow at least one side'
+            )
         if self.builtin is not False and self.builtin_tool() is None:
             raise UserError(
                 f'{name} has no default native tool (native=True requires a subclass that provides one): '
@@ -84,8 +87,8 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
         if self.builtin is False:
             if only := self.builtin_only_fields():
                 raise UserError(
-                    f'{name}({", ".join(only)}) needs the native tool, which builtin=False turns off: '
-                    f'the local fallback cannot enforce {", ".join(only)}'
+                    f'{name}({", ".join(only)}) needs the native tool, which builtin=False turns off: constraint '
+                    f'fields require the native tool, and the local fallback cannot enforce {", ".join(only)}'
                 )
             if self.local_toolset() is None:
                 raise UserError(f'{name}(builtin=False) needs a local fallback: {self.local_unavailable_reason()}')
@@ -204,13 +207,16 @@ class BuiltinOrLocalTool(AbstractCapability[AgentDepsT]):
 
     def _unsupported_message(self, tool: AbstractBuiltinTool, model: Model) -> str:
         name = type(self).__name__
-        lacks = f'{model.label} does not support the native {tool.kind!r} tool'
+        unsupported = f'it is not supported by {model.label}'
         if self.local is False:
-            return f'{name}(local=False) only uses the native {tool.kind!r} tool, and {lacks}.'
+            return f'{name}(local=False) only uses the native {tool.kind!r} tool, and {unsupported}.'
         if only := self.builtin_only_fields():
             fields = ', '.join(only)
             return (
                 f'{name}({fields}) needs the native {tool.kind!r} tool because the local fallback cannot enforce '
-                f'{fields}, and {lacks}. Use a model that supports it, or drop {fields}.'
+                f'{fields}, and {unsupported}. Use a model that supports it, or drop {fields}.'
             )
-        return f'{lacks}, and {name} has no local fallback: {self.local_unavailable_reason()}.'
+        return (
+            f'The native {tool.kind!r} tool is not supported by {model.label}, and {name} has no local fallback: '
+            f'{self.local_unavailable_reason()}.'
+        )

@@ -169,7 +169,7 @@ async def test_an_agent_spec_builds_the_capability_and_its_prefix(mcp_url: str):
 
 
 def test_a_spec_with_an_unknown_mcp_field_is_a_user_error():
-    with pytest.raises(UserError, match="Invalid arguments for capability 'MCP': nope"):
+    with pytest.raises(UserError, match="Failed to instantiate capability 'MCP': nope"):
         Agent.from_spec({'model': 'test', 'capabilities': [{'MCP': {'url': 'https://h/mcp', 'nope': 1}}]})
 
 

@@ -74,7 +74,7 @@ def test_local_false_uses_only_the_native_tool_and_fails_on_models_without_it() 
     with pytest.raises(
         UserError,
         match=r"BuiltinOrLocalTool\(local=False\) only uses the native 'code_execution' tool, and "
-        r'function:function:respond: does not support',
+        r'it is not supported by function:function:respond:\.',
     ):
         Agent(Script(['done']).model(), capabilities=[cap]).run_sync('compute')
 
