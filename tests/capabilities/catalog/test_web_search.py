@@ -102,7 +102,10 @@ def test_constraints_only_the_native_tool_can_enforce_fail_on_models_without_it(
     with pytest.raises(UserError, match=rf"WebSearch\({field}\) needs the native 'web_search' tool because the local"):
         Agent(script.model(), capabilities=[WebSearch(**constraint)]).run_sync('q')
     assert script.offered == []
-    with pytest.raises(UserError, match=rf'WebSearch\({field}\) needs the native tool, which builtin=False turns off'):
+    with pytest.raises(
+        UserError,
+        match=rf'WebSearch\({field}\) needs the native tool, which builtin=False turns off: constraint fields require',
+    ):
         WebSearch(builtin=False, **constraint)
 
 
