@@ -111,7 +111,8 @@ def test_a_local_side_keeps_working_under_a_prefix() -> None:
     [
         (
             {'builtin': False, 'local': False},
-            r'BuiltinOrLocalTool\(builtin=False, local=False\) provides nothing: both `native` and `local` cannot be False',
+            r'BuiltinOrLocalTool\(builtin=False, local=False\) provides nothing: '
+            r'both `native` and `local` cannot be False',
         ),
         ({'local': run_python}, r'has no default native tool \(native=True requires a subclass that provides one\)'),
         ({'builtin': False}, r'BuiltinOrLocalTool\(builtin=False\) needs a local fallback: none was given'),

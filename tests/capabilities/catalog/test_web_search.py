@@ -104,7 +104,8 @@ def test_constraints_only_the_native_tool_can_enforce_fail_on_models_without_it(
     assert script.offered == []
     with pytest.raises(
         UserError,
-        match=rf'WebSearch\({field}\) needs the native tool, which builtin=False turns off: constraint fields require',
+        match=rf'WebSearch\({field}\) needs the native tool, which builtin=False turns off: '
+        r'constraint fields require',
     ):
         WebSearch(builtin=False, **constraint)
 
