@@ -9,6 +9,7 @@ A `wrap_run` that recovers from an error therefore works the same with `run()` a
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import sys
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
@@ -145,7 +146,12 @@ class _RunHooksBridge:
             if not ready.done():
                 ready.set_result(None)
 
+        shares_context = bool({'before_run', 'wrap_run'} & self.capability.hook_names())
+
         async def handler() -> AgentRunResult[Any]:
+            if shares_context:
+                # What the run hooks set in context variables reaches the nodes (see `AgentRun._in_hooks_context`).
+                self.run._hooks_context = contextvars.copy_context()  # pyright: ignore[reportPrivateUsage]
             mark_ready()
             return await asyncio.shield(self.outcome)
 

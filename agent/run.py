@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import partial
@@ -145,6 +147,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._result: AgentRunResult[OutputT] | None = None
         # Set by the run-hooks bridge: called when the graph ends or fails, returns the final result.
         self._finish: Any = None
+        # Set by the run-hooks bridge: the context variables as `before_run`/`wrap_run` left them, for the nodes.
+        self._hooks_context: contextvars.Context | None = None
 
     @property
     def ctx(self) -> RunContext[DepsT]:
@@ -228,7 +232,7 @@ class AgentRun(Generic[DepsT, OutputT]):
         if isinstance(self._next_node, End):
             return self._next_node
         try:
-            result: AgentNodeT | End[FinalResult[OutputT]] = await produce()
+            result: AgentNodeT | End[FinalResult[OutputT]] = await self._in_hooks_context(produce)
         except Exception as error:
             if self._finish is None:
                 raise
@@ -248,6 +252,20 @@ class AgentRun(Generic[DepsT, OutputT]):
             )
             self._set_result(await self._finish(result=run_result) if self._finish is not None else run_result)
         return self._next_node
+
+    async def _in_hooks_context(self, produce: Callable[[], Awaitable[Any]]) -> Any:
+        """Run one step with the context variables the run hooks set, as if they wrapped the graph in one task.
+
+        The run hooks run in a task of their own (see `_agent_run_setup`), so a variable `wrap_run` sets would
+        otherwise be invisible to the node hooks and tools of the caller's task.
+        """
+        if self._hooks_context is None:
+            return await produce()
+
+        async def step() -> Any:
+            return await produce()
+
+        return await asyncio.get_running_loop().create_task(step(), context=self._hooks_context)
 
     def _set_result(self, result: AgentRunResult[OutputT]) -> None:
         self._result = result

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from agent.capabilities import (
 from agent.graph import End
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from agent.models.test import TestModel
 
 
 @dataclass
@@ -408,3 +410,72 @@ def test_for_run_gives_each_run_its_own_capability_state() -> None:
     agent.run_sync('two')
     assert shared.requests == 0
     assert shared.totals == [2, 2]
+
+
+_request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar('_request_id', default=None)
+
+
+@pytest.mark.parametrize('driven_by', ['run', 'iter'])
+async def test_context_variables_set_by_wrap_run_reach_node_hooks_tools_and_after_run(driven_by: str) -> None:
+    seen: list[tuple[str, str | None]] = []
+
+    @dataclass
+    class RequestScope(AbstractCapability[Any]):
+        async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
+            token = _request_id.set('req-42')
+            try:
+                return await handler()
+            finally:
+                _request_id.reset(token)
+
+    @dataclass
+    class Observer(AbstractCapability[Any]):
+        async def before_node_run(self, ctx: RunContext[Any], *, node: Any) -> Any:
+            seen.append(('before_node_run', _request_id.get()))
+            return node
+
+        async def after_run(self, ctx: RunContext[Any], *, result: Any) -> Any:
+            seen.append(('after_run', _request_id.get()))
+            return result
+
+    agent = Agent(TestModel(), capabilities=[RequestScope(), Observer()])
+
+    @agent.tool_plain
+    def lookup() -> str:
+        seen.append(('tool', _request_id.get()))
+        return 'found'
+
+    if driven_by == 'run':
+        await agent.run('go')
+    else:
+        async with agent.iter('go') as run:
+            node = run.next_node
+            while not Agent.is_end_node(node):
+                node = await run.next(node)
+    assert {name for name, _ in seen} == {'before_node_run', 'tool', 'after_run'}
+    assert all(value == 'req-42' for _, value in seen), seen
+    assert _request_id.get() is None  # nothing leaks to the caller
+
+
+async def test_on_run_error_sees_context_variables_wrap_run_set_for_the_run() -> None:
+    recovered_with: list[str | None] = []
+
+    @dataclass
+    class Recover(AbstractCapability[Any]):
+        async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
+            token = _request_id.set('from-wrap-run')
+            try:
+                return await handler()
+            finally:
+                _request_id.reset(token)
+
+        async def on_run_error(self, ctx: RunContext[Any], *, error: BaseException) -> Any:
+            recovered_with.append(_request_id.get())
+            return AgentRunResult(output='recovered')
+
+    def explode(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise RuntimeError('model down')
+
+    result = await Agent(FunctionModel(explode), capabilities=[Recover()]).run('go')
+    assert result.output == 'recovered'
+    assert recovered_with == ['from-wrap-run']

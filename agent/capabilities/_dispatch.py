@@ -28,6 +28,8 @@ The two output points narrow what counts as a failure, as Pydantic AI does: outp
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -71,18 +73,34 @@ async def run_with_run_hooks(
     ctx: RunContext[AgentDepsT],
     run: Callable[[], Awaitable[AgentRunResult[Any]]],
 ) -> AgentRunResult[Any]:
-    """Run a whole agent run with the run hooks around it (`before_run` only observes, inside `wrap_run`)."""
+    """Run a whole agent run with the run hooks around it (`before_run` only observes, inside `wrap_run`).
+
+    `on_run_error` and `after_run` run after `wrap_run` returned, but with the context variables as `before_run`
+    and `wrap_run` had set them when the run started, as they would be for code after the run in one task.
+    """
+    started: list[contextvars.Context] = []
 
     async def handler() -> AgentRunResult[Any]:
         # Inside wrap_run, so middleware set up by wrap_run (a span, a context variable) is in place for before_run.
         await cap.before_run(ctx)
+        if {'before_run', 'wrap_run'} & cap.hook_names():
+            started.append(contextvars.copy_context())
         return await run()
+
+    async def in_run_context(hook: Awaitable[AgentRunResult[Any]]) -> AgentRunResult[Any]:
+        if not started:
+            return await hook
+        return await asyncio.get_running_loop().create_task(_awaited(hook), context=started[0].copy())
 
     try:
         result = await cap.wrap_run(ctx, handler=handler)
     except Exception as error:
-        result = await cap.on_run_error(ctx, error=error)
-    return await cap.after_run(ctx, result=result)
+        result = await in_run_context(cap.on_run_error(ctx, error=error))
+    return await in_run_context(cap.after_run(ctx, result=result))
+
+
+async def _awaited(hook: Awaitable[AgentRunResult[Any]]) -> AgentRunResult[Any]:
+    return await hook
 
 
 async def run_with_node_hooks(
