@@ -216,6 +216,8 @@ class AgentRun(Generic[DepsT, OutputT]):
         return self._iterate()
 
     async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
+        if isinstance(self._next_node, End):
+            return  # the run hooks answered without running the graph (a `wrap_run` that short-circuits)
         yield self._next_node
         while not isinstance(self._next_node, End):
             node = await self._step(partial(self._run_node, self._next_node))

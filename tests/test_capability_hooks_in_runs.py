@@ -479,3 +479,17 @@ async def test_on_run_error_sees_context_variables_wrap_run_set_for_the_run() ->
     result = await Agent(FunctionModel(explode), capabilities=[Recover()]).run('go')
     assert result.output == 'recovered'
     assert recovered_with == ['from-wrap-run']
+
+
+async def test_iterating_a_run_that_wrap_run_answered_by_itself_yields_no_nodes() -> None:
+    @dataclass
+    class Cached(AbstractCapability[Any]):
+        async def wrap_run(self, ctx: RunContext[Any], *, handler: Any) -> Any:
+            return AgentRunResult(output='from cache')
+
+    agent = Agent(TestModel(), capabilities=[Cached()])
+    async with agent.iter('go') as run:
+        nodes = [node async for node in run]
+    assert nodes == []
+    assert run.result is not None
+    assert run.result.output == 'from cache'
