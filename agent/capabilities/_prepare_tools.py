@@ -8,6 +8,7 @@ from agent._run_context import RunContext
 from agent._threads import call_maybe_async
 from agent._tool import AgentDepsT, ToolsPrepareFunc
 from agent._tool_def import ToolDefinition
+from agent._warnings import warn_prepare_returned_none
 
 from ._abstract import AbstractCapability
 
@@ -27,7 +28,7 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
     """
 
     prepare_func: ToolsPrepareFunc[AgentDepsT]
-    """The function (sync or async); returning `None` leaves the definitions unchanged."""
+    """The function (sync or async); returning `None` hides every definition (deprecated: return `[]`)."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -36,7 +37,10 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
         prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
-        return tool_defs if prepared is None else prepared
+        if prepared is None:
+            warn_prepare_returned_none(self.prepare_func)
+            return []
+        return prepared
 
 
 @dataclass
@@ -55,7 +59,7 @@ class PrepareOutputTools(AbstractCapability[AgentDepsT]):
     """
 
     prepare_func: ToolsPrepareFunc[AgentDepsT]
-    """The function (sync or async); returning `None` leaves the definitions unchanged."""
+    """The function (sync or async); returning `None` hides every definition (deprecated: return `[]`)."""
 
     @classmethod
     def get_serialization_name(cls) -> str | None:
@@ -66,4 +70,7 @@ class PrepareOutputTools(AbstractCapability[AgentDepsT]):
         self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
         prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
-        return tool_defs if prepared is None else list(prepared)
+        if prepared is None:
+            warn_prepare_returned_none(self.prepare_func)
+            return []
+        return list(prepared)

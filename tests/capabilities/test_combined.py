@@ -14,6 +14,7 @@ from agent._parts import ToolCallPart
 from agent._run_context import RunContext
 from agent._template import TemplateStr
 from agent._tool_def import ToolDefinition
+from agent._warnings import PydanticAIDeprecationWarning
 from agent.capabilities import (
     HOOK_NAMES,
     AbstractCapability,
@@ -23,6 +24,7 @@ from agent.capabilities import (
     AgentToolset,
     CombinedCapability,
     PrefixTools,
+    PrepareOutputTools,
     PrepareTools,
     Toolset,
     WrapperCapability,
@@ -468,13 +470,16 @@ async def test_prepare_tools_runs_sync_and_async_functions() -> None:
     assert [td.name for td in kept] == ['delete_file']
 
 
-async def test_prepare_tools_returning_none_leaves_the_definitions_unchanged() -> None:
+async def test_prepare_functions_returning_none_hide_every_definition_with_a_deprecation_warning() -> None:
     tool_defs = [ToolDefinition(name='a')]
 
-    def no_change(ctx: RunContext[Any], defs: list[ToolDefinition]) -> None:
+    def nothing(ctx: RunContext[Any], defs: list[ToolDefinition]) -> None:
         return None
 
-    assert await PrepareTools(no_change).prepare_tools(make_ctx(), tool_defs) is tool_defs
+    with pytest.warns(PydanticAIDeprecationWarning, match="prepare callback '.*nothing' returned `None`"):
+        assert await PrepareTools(nothing).prepare_tools(make_ctx(), tool_defs) == []
+    with pytest.warns(PydanticAIDeprecationWarning, match='Return `\\[\\]` to hide them'):
+        assert await PrepareOutputTools(nothing).prepare_output_tools(make_ctx(), tool_defs) == []
 
 
 def test_toolset_capability_provides_its_toolset_and_is_python_only() -> None:
