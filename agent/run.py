@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import partial
@@ -218,6 +219,13 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         if isinstance(self._next_node, End):
             return  # the run hooks answered without running the graph (a `wrap_run` that short-circuits)
+        if self._deps.capability.has_wrap_node_run:
+            warnings.warn(
+                "`async for node in run` runs the nodes without the capabilities' `wrap_node_run` hooks (and the "
+                'other node hooks); drive the run with `await run.next(node)` to have them run.',
+                UserWarning,
+                stacklevel=2,
+            )
         yield self._next_node
         while not isinstance(self._next_node, End):
             node = await self._step(partial(self._run_node, self._next_node))

@@ -203,11 +203,12 @@ def test_hooks_of_three_capabilities_fire_in_order_and_nest() -> None:
     ]
 
 
-async def test_bare_iteration_skips_node_hooks_but_next_fires_them() -> None:
+async def test_bare_iteration_skips_node_hooks_with_a_warning_but_next_fires_them() -> None:
     log: list[str] = []
     agent = Agent('test', capabilities=[Tracer('c1', log)])
     async with agent.iter('hi') as run:
-        nodes = [type(node).__name__ async for node in run]
+        with pytest.warns(UserWarning, match='without the capabilities. `wrap_node_run` hooks'):
+            nodes = [type(node).__name__ async for node in run]
     assert nodes == ['UserPromptNode', 'ModelRequestNode', 'CallToolsNode', 'End']
     assert not [e for e in log if 'wrap_node' in e]
     assert 'c1.wrap_run<' in log  # run hooks still see the whole run
