@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -57,6 +56,7 @@ from workflows._dev_server import (
     web_ui_url,
 )
 from workflows._eviction import WaitingRunEvictions
+from workflows._process import exit_process
 from workflows._registry import set_workflow_side_errors
 from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate
@@ -371,18 +371,6 @@ def _agents_argv(argv: Sequence[str]) -> list[str]:
                 mode, rest = args[index + 1], args[:index] + args[index + 2 :]
             return ['demo', *([mode] if mode else []), *rest]
     return ['worker', *args]
-
-
-def exit_process(code: int = 0) -> NoReturn:
-    """Leave the process without interpreter finalization.
-
-    Temporal's core runtime keeps native threads that can abort the interpreter while it finalizes
-    (a PyGILState_Release fatal error), turning a successful command into a crash; command-line entry
-    points therefore flush their output and exit directly once their work is done.
-    """
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 if __name__ == '__main__':

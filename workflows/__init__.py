@@ -1,31 +1,41 @@
 """The deterministic Temporal workflow that drives the agent graph.
 
 Workflow code imports only dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
+
+The names below are imported when first used (PEP 562), not with the package: every module of `workflows` (the
+`agents` command among them) starts by importing this one, and the workflow's modules bring in the whole agent
+runtime and Temporal's worker, which a command that only parses its arguments or talks to a server never needs.
 """
 
-from ._activity_options import ActivityOptions
-from ._agent_workflow import AgentWorkflow, conversation_workflow_id
-from ._approval_policy import ApprovalPolicy
-from ._data_converter import data_converter, with_data_converter
-from ._durable_agent import DeferredNotifier, DurableAgent
-from ._encryption import (
-    DecryptionError,
-    EncryptionCodec,
-    EncryptionKeyError,
-    encrypted_data_converter,
-    with_encryption,
-)
-from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
-from ._types import (
-    AgentRunInput,
-    AgentRunOutput,
-    ConversationMessage,
-    DeferredNotice,
-    HistoryHandoff,
-    MessagePage,
-    Rejection,
-    RunStatus,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._activity_options import ActivityOptions
+    from ._agent_workflow import AgentWorkflow, conversation_workflow_id
+    from ._approval_policy import ApprovalPolicy
+    from ._data_converter import data_converter, with_data_converter
+    from ._durable_agent import DeferredNotifier, DurableAgent
+    from ._encryption import (
+        DecryptionError,
+        EncryptionCodec,
+        EncryptionKeyError,
+        encrypted_data_converter,
+        with_encryption,
+    )
+    from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
+    from ._types import (
+        AgentRunInput,
+        AgentRunOutput,
+        ConversationMessage,
+        DeferredNotice,
+        HistoryHandoff,
+        MessagePage,
+        Rejection,
+        RunStatus,
+    )
 
 __all__ = (
     'ActivityOptions',
@@ -54,3 +64,44 @@ __all__ = (
     'with_data_converter',
     'with_encryption',
 )
+
+_HOMES = {
+    '_activity_options': ('ActivityOptions',),
+    '_agent_workflow': ('AgentWorkflow', 'conversation_workflow_id'),
+    '_approval_policy': ('ApprovalPolicy',),
+    '_data_converter': ('data_converter', 'with_data_converter'),
+    '_durable_agent': ('DeferredNotifier', 'DurableAgent'),
+    '_encryption': (
+        'DecryptionError',
+        'EncryptionCodec',
+        'EncryptionKeyError',
+        'encrypted_data_converter',
+        'with_encryption',
+    ),
+    '_registry': ('get_agent', 'get_durable_agent', 'register_agent', 'registered_agents'),
+    '_types': (
+        'AgentRunInput',
+        'AgentRunOutput',
+        'ConversationMessage',
+        'DeferredNotice',
+        'HistoryHandoff',
+        'MessagePage',
+        'Rejection',
+        'RunStatus',
+    ),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use and kept here after."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+    value = getattr(importlib.import_module(f'{__name__}.{module}'), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

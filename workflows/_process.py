@@ -1,10 +1,14 @@
-"""Settings of a process that serves as a worker (the worker command's, and any process started like it)."""
+"""Settings of a process that serves as a worker (the worker command's, and any process started like it), and how a
+command's process ends."""
 
 from __future__ import annotations
 
 import gc
+import os
+import sys
+from typing import NoReturn
 
-__all__ = ('freeze_startup_heap',)
+__all__ = ('exit_process', 'freeze_startup_heap')
 
 
 def freeze_startup_heap() -> None:
@@ -21,3 +25,15 @@ def freeze_startup_heap() -> None:
     """
     gc.collect()
     gc.freeze()
+
+
+def exit_process(code: int = 0) -> NoReturn:
+    """Leave the process without interpreter finalization.
+
+    Temporal's core runtime keeps native threads that can abort the interpreter while it finalizes
+    (a PyGILState_Release fatal error), turning a successful command into a crash; command-line entry
+    points therefore flush their output and exit directly once their work is done.
+    """
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

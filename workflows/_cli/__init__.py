@@ -27,6 +27,8 @@ import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
+from workflows._process import exit_process
+
 from ._errors import CommandError, explain
 from ._parser import build_parser, parse
 
@@ -60,6 +62,4 @@ def run(argv: Sequence[str] | None = None, *, prog: str = 'agents') -> int:
 
 def main(argv: Sequence[str] | None = None, *, prog: str = 'agents') -> NoReturn:
     """The `agents` command: run the command line, then leave the process with its exit status."""
-    from worker import exit_process
-
     exit_process(run(argv, prog=prog))

@@ -29,12 +29,10 @@ from typing import Any
 from agent._deferred import DeferredToolRequests
 from workflows.client import AgentClient
 
+from ._defaults import ANSWER_TIMEOUT
 from ._errors import CommandError
 
 __all__ = ('ANSWER_TIMEOUT', 'answer')
-
-ANSWER_TIMEOUT = 10.0
-"""Seconds each step of an answer waits for a worker by default (`--timeout`)."""
 
 
 async def answer(

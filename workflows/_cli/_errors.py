@@ -4,25 +4,19 @@ Every command's failure reaches `explain`, which maps the exceptions a person ca
 an address that is not HOST:PORT, an unknown workflow or schedule id, a workflow id already running, an unknown tool
 call id, a run that failed, a bad agent reference, malformed encryption keys or connection settings) to a message;
 anything else is a bug and keeps its traceback. The message never needs the traceback: `--debug` prints it too.
+
+Every command imports this module (for `CommandError`), so the SDK's and the runtime's errors are imported where
+they are told apart: an exception of theirs means the command has loaded them already, and a command that parses
+its arguments or fails with a `CommandError` never needs them.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from temporalio.client import (
-    RPCTimeoutOrCancelledError,
-    WorkflowFailureError,
-    WorkflowQueryFailedError,
-    WorkflowQueryRejectedError,
-    WorkflowUpdateFailedError,
-)
-from temporalio.exceptions import FailureError, WorkflowAlreadyStartedError
-from temporalio.service import RPCError, RPCStatusCode
-
-from agent.exceptions import UserError
-from workflows._connection import DEFAULT_ADDRESS, DEFAULT_NAMESPACE
-from workflows._encryption import EncryptionKeyError
+if TYPE_CHECKING:
+    from temporalio.client import WorkflowFailureError
 
 __all__ = ('CommandError', 'cause_of', 'explain', 'failure_line')
 
@@ -37,6 +31,8 @@ class CommandError(Exception):
 
 def _where(args: argparse.Namespace) -> tuple[str, str]:
     """The address and namespace the command used, as far as the command line says (for messages)."""
+    from workflows._connection import DEFAULT_ADDRESS, DEFAULT_NAMESPACE
+
     target: tuple[str, str] | None = getattr(args, 'target', None)
     if target is not None:
         return target
@@ -45,6 +41,8 @@ def _where(args: argparse.Namespace) -> tuple[str, str]:
 
 def cause_of(exc: BaseException) -> str:
     """The innermost failure message of a workflow, update or activity failure."""
+    from temporalio.exceptions import FailureError
+
     cause: BaseException | None = exc.__cause__ or exc
     while isinstance(cause, FailureError) and cause.__cause__ is not None:
         cause = cause.__cause__
@@ -58,6 +56,8 @@ def failure_line(exc: WorkflowFailureError) -> str:
     A run fails with a headline naming the error's kind (`workflows._failures`); a failure from elsewhere (a run
     terminated or timed out, a workflow of another shape) may say nothing, and then its innermost cause speaks.
     """
+    from temporalio.exceptions import FailureError
+
     failure = exc.cause
     message = (failure.message if isinstance(failure, FailureError) else str(failure)).strip()
     return message.splitlines()[0] if message else cause_of(exc)
@@ -73,11 +73,26 @@ def _subject(args: argparse.Namespace) -> str:
 
 def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
     """The message for an expected error, or `None` for one that is a bug."""
+    if isinstance(exc, CommandError):
+        return str(exc)
+    from temporalio.client import (
+        RPCTimeoutOrCancelledError,
+        WorkflowFailureError,
+        WorkflowQueryFailedError,
+        WorkflowQueryRejectedError,
+        WorkflowUpdateFailedError,
+    )
+    from temporalio.exceptions import WorkflowAlreadyStartedError
+    from temporalio.service import RPCError, RPCStatusCode
+
+    from agent.exceptions import UserError
+    from workflows._encryption import EncryptionKeyError
+
     address, namespace = _where(args)
     subject = _subject(args)
     named_run = subject.startswith('run ')
     match exc:
-        case CommandError() | UserError():
+        case UserError():
             return str(exc)
         case EncryptionKeyError():
             return (

@@ -3,18 +3,27 @@
 The global flags live in one parent parser shared by the top level and every subcommand, with suppressed defaults:
 a flag given after the subcommand sets the attribute, one given before it is not overwritten by the subcommand's
 (absent) default, and `finish` fills in the `None`s after parsing.
+
+The parser is built for every command line, `--help` and usage errors included, so it imports no command's module:
+each subcommand's handler is imported when that subcommand runs (`Handler`), and only then does the command load
+what it needs (the SDK's client, the agent runtime, a worker).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from . import _answer, _runs, _schedule, _serve
+from workflows.chat._arguments import add_chat_arguments
 
-__all__ = ('GLOBAL_FLAGS', 'build_parser', 'finish')
+from ._defaults import ANSWER_TIMEOUT, DEV_PORT
+
+__all__ = ('GLOBAL_FLAGS', 'Handler', 'build_parser', 'finish')
 
 GLOBAL_FLAGS = ('address', 'namespace', 'api_key', 'tls_cert', 'tls_key', 'profile', 'task_queue', 'debug')
 
@@ -76,6 +85,22 @@ def finish(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+@dataclass(frozen=True)
+class Handler:
+    """A command's function, `module.function` of this package, imported when the command runs."""
+
+    where: str
+    """`module.function`, e.g. `_runs.status_command`."""
+
+    def load(self) -> Callable[[argparse.Namespace], Any]:
+        """The function itself (importing its module, and what that module needs)."""
+        module, _, name = self.where.rpartition('.')
+        return getattr(importlib.import_module(f'{__package__}.{module}'), name)
+
+    def __call__(self, args: argparse.Namespace) -> Any:
+        return self.load()(args)
+
+
 def _run_id(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('workflow_id', help='the workflow id of the run')
 
@@ -97,19 +122,19 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
 
-    def command(name: str, help: str, handler: object) -> argparse.ArgumentParser:
+    def command(name: str, help: str, handler: str | None) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help, parents=[shared])
-        sub.set_defaults(handler=handler)
+        sub.set_defaults(handler=handler and Handler(handler))
         return sub
 
-    worker = command('worker', 'serve agents (module:attribute references or spec files)', _serve.worker_command)
+    worker = command('worker', 'serve agents (module:attribute references or spec files)', '_serve.worker_command')
     worker.add_argument(
         '--agents', nargs='+', action='extend', required=True, metavar='AGENT',
         help='module:attribute (modules of the current folder) or agent spec files (.yaml, .yml, .json); '
         'several after one flag, or the flag repeated: --agents a:x b:y, or --agents a:x --agents b:y',
     )  # fmt: skip
     worker.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server with its Web UI')
-    worker.add_argument('--port', type=int, help=f'with --dev: the frontend port (default {_serve.DEV_PORT})')
+    worker.add_argument('--port', type=int, help=f'with --dev: the frontend port (default {DEV_PORT})')
     worker.add_argument('--ui-port', type=int, help='with --dev: the Web UI port (default the frontend port + 1000)')
     worker.add_argument('--db', default='temporal-dev.db', help='with --dev: SQLite file that keeps the runs')
     worker.add_argument(
@@ -136,21 +161,19 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         'the token in $AGENT_CHAT_EVENTS_TOKEN; `agents chat --no-worker` prints both',
     )  # fmt: skip
 
-    demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', _serve.demo_command)
+    demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', '_serve.demo_command')
     demo.add_argument(
         'mode', nargs='?', choices=['ask', 'approve', 'deny', 'chat'], default='ask', help='chat: the chat page instead'
     )
     demo.add_argument('--model', help="a real model for the demo agent, e.g. 'openai:gpt-5.2'")
 
-    from workflows.chat.__main__ import add_chat_arguments
-
-    chat = command('chat', 'the chat page over durable conversations (and their worker)', _serve.chat_command)
+    chat = command('chat', 'the chat page over durable conversations (and their worker)', '_serve.chat_command')
     add_chat_arguments(chat, connection=False)  # the global flags connect it
 
     for name, handler, what in (
         (
             'codec',
-            _serve.codec_command,
+            '_serve.codec_command',
             'the codec endpoint for the Web UI (arguments of python -m deploy.codec_server)',
         ),
     ):
@@ -158,7 +181,7 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         sub.add_argument('rest', nargs=argparse.REMAINDER, help='its own arguments')
         sub.set_defaults(sync=True)
 
-    run = command('run', 'start a run of an agent and print its workflow id', _runs.run_command)
+    run = command('run', 'start a run of an agent and print its workflow id', '_runs.run_command')
     run.add_argument('agent', help='the registered name of the agent')
     run.add_argument('prompt', nargs='?', help='the user prompt')
     run.add_argument('--workflow-id', help='the workflow id to give the run (default: generated)')
@@ -171,33 +194,33 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
 
     watch = command(
         'watch', 'follow a run as it happens, answer its approvals at the prompt, then print its output',
-        _runs.watch_command,
+        '_runs.watch_command',
     )  # fmt: skip
     _run_id(watch)
     _watch_flags(watch)
 
-    inbox = command('inbox', 'list every run waiting for a human, with its pending tool calls', _runs.inbox_command)
+    inbox = command('inbox', 'list every run waiting for a human, with its pending tool calls', '_runs.inbox_command')
     inbox.add_argument('--owner', help='only runs whose input names this owner')
 
-    _run_id(command('pending', 'the tool calls a run waits for', _runs.pending_command))
+    _run_id(command('pending', 'the tool calls a run waits for', '_runs.pending_command'))
     for name, what in (('approve', 'approve pending tool calls'), ('deny', 'deny pending tool calls')):
-        sub = command(name, what, _runs.approve_command)
+        sub = command(name, what, '_runs.approve_command')
         _run_id(sub)
         sub.add_argument('tool_call_ids', nargs='+', metavar='TOOL_CALL_ID')
         if name == 'deny':
             sub.add_argument('--reason', '--message', default='The tool call was denied.', help='told to the model')
         sub.add_argument(
-            '--timeout', type=float, default=_answer.ANSWER_TIMEOUT, metavar='SECONDS',
+            '--timeout', type=float, default=ANSWER_TIMEOUT, metavar='SECONDS',
             help='how long to wait for a worker of the run (default %(default)g); without one the answer is recorded '
             'in the run to apply once a worker picks it up, and the exit status is 1',
         )  # fmt: skip
-    _run_id(command('status', "a run's state, step and usage", _runs.status_command))
-    _run_id(command('result', "wait for a run's output and print it as JSON", _runs.result_command))
+    _run_id(command('status', "a run's state, step and usage", '_runs.status_command'))
+    _run_id(command('result', "wait for a run's output and print it as JSON", '_runs.result_command'))
 
     schedule = command('schedule', 'schedules that start agent runs', None)
     actions = schedule.add_subparsers(dest='action', required=True, metavar='ACTION')
     create = actions.add_parser('create', help='start runs of an agent on a schedule', parents=[shared])
-    create.set_defaults(handler=_schedule.schedule_create)
+    create.set_defaults(handler=Handler('_schedule.schedule_create'))
     create.add_argument('schedule_id')
     create.add_argument('agent', help='the registered name of the agent')
     create.add_argument('prompt', nargs='?', help='the user prompt of each run')
@@ -205,8 +228,9 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     create.add_argument('--cron', help='a cron expression, e.g. "0 9 * * *"')
     create.add_argument('--input', help='more AgentRunInput fields, as a JSON object')
     create.add_argument('--paused', action='store_true', help='create it paused')
-    actions.add_parser('list', help='list them', parents=[shared]).set_defaults(handler=_schedule.schedule_list)
+    listing = actions.add_parser('list', help='list them', parents=[shared])
+    listing.set_defaults(handler=Handler('_schedule.schedule_list'))
     delete = actions.add_parser('delete', help='delete one (its runs go on)', parents=[shared])
-    delete.set_defaults(handler=_schedule.schedule_delete)
+    delete.set_defaults(handler=Handler('_schedule.schedule_delete'))
     delete.add_argument('schedule_id')
     return parser

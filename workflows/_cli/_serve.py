@@ -16,6 +16,7 @@ from typing import Any
 from workflows._process import freeze_startup_heap
 
 from ._connect import DEFAULT_TASK_QUEUE, resolve, settings_from
+from ._defaults import DEV_PORT
 from ._errors import CommandError
 
 __all__ = (
@@ -31,8 +32,6 @@ __all__ = (
     'worker_command',
 )
 
-DEV_PORT = 7233
-"""The embedded dev server's frontend port by default: the one Temporal's tools connect to without settings."""
 UI_PORT_OFFSET = 1000
 """The Web UI's port is the frontend's plus this (8233 by default), as with `temporal server start-dev`."""
 

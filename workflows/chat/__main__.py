@@ -47,18 +47,15 @@ from agent.exceptions import UserError
 from agent.ui.web import bearer_token_auth, create_chat_app
 from workflows._durable_agent import DurableAgent, with_event_stream_handler
 
+from ._arguments import DEFAULT_PORT, DEFAULT_WORKER_TIMEOUT, TOKEN_ENV, add_chat_arguments
 from ._backend import DurableChatBackend
 from ._hub import TurnEventHub
 from ._hub_route import TURN_EVENTS_PATH, turn_events_route
 from ._listener import tcp_listener
 from ._relay import InMemoryPublisher
-from ._worker_gate import DEFAULT_WORKER_TIMEOUT
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
-
-TOKEN_ENV = 'CHAT_TOKEN'
-"""The environment variable that gives the page's bearer token (a random one is made without it)."""
 
 
 @dataclass(frozen=True)
@@ -101,61 +98,6 @@ def build_chat_server(
     # First: the page's static files, mounted at `/`, take every path routed after them.
     app.router.routes.insert(0, turn_events_route(hub, events_token))
     return ChatServer(app, backend, hub)
-
-
-DEFAULT_PORT = 8000
-"""The page's port when `--port` is not given (another free one if it is taken)."""
-
-
-def add_chat_arguments(parser: argparse.ArgumentParser, *, connection: bool = True) -> None:
-    """The chat command's arguments; without `connection`, the caller's parser has the connection flags already.
-
-    Used by `python -m workflows.chat` and by `agents chat`, whose global flags (`--address`, `--namespace`, TLS, API
-    key, profile, `--task-queue`) take the place of the connection ones.
-    """
-    parser.add_argument(
-        '--agents', nargs='+', action='extend', required=True, metavar='AGENT',
-        help='agents to chat with: module:attribute references or spec files; several after one flag, or the flag '
-        'repeated: --agents a:x b:y, or --agents a:x --agents b:y',
-    )  # fmt: skip
-    parser.add_argument('--dev', action='store_true', help='start an embedded Temporal dev server (with Web UI)')
-    parser.add_argument('--db', default='temporal-dev.db', help='SQLite file for the embedded dev server')
-    if connection:
-        parser.add_argument(
-            '--address', help='Temporal server address (default $TEMPORAL_ADDRESS, else localhost:7233)'
-        )
-        parser.add_argument('--namespace', help='Temporal namespace (default $TEMPORAL_NAMESPACE, else default)')
-        parser.add_argument('--task-queue', help="task queue of the worker (default: the worker's)")
-    parser.add_argument('--host', default='127.0.0.1', help='address the page is served on (default 127.0.0.1)')
-    parser.add_argument(
-        '--port', type=int, help=f'port the page is served on (default {DEFAULT_PORT}, else a free one; 0: any)'
-    )
-    parser.add_argument(
-        '--allow-host',
-        action='append',
-        default=[],
-        metavar='NAME',
-        help='a host name the server answers besides localhost and IP addresses (repeatable; *.example.com for '
-        'subdomains): the name browsers and workers reach it by',
-    )
-    parser.add_argument('--token', help=f"the page's bearer token (default: ${TOKEN_ENV}, else a random one)")
-    parser.add_argument(
-        '--no-worker',
-        action='store_true',
-        help='serve the page only; workers started elsewhere publish to it (it prints how)',
-    )
-    parser.add_argument(
-        '--worker-timeout',
-        type=float,
-        default=DEFAULT_WORKER_TIMEOUT,
-        metavar='SECONDS',
-        help='how long a request waits for a worker before the page is told none serves the task queue '
-        f'(default {DEFAULT_WORKER_TIMEOUT:g})',
-    )
-    parser.add_argument(
-        '--events-token',
-        help='the token workers send with their turn events (default: $AGENT_CHAT_EVENTS_TOKEN, else a random one)',
-    )
 
 
 def _listen(host: str, port: int | None) -> socket.socket:

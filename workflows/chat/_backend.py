@@ -95,12 +95,13 @@ from workflows._types import (
     ConversationMessage,
 )
 
+from ._arguments import DEFAULT_WORKER_TIMEOUT
 from ._conversation_messages import read_messages
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
 from ._turn_results import denial_events
 from ._waiting import waiting_conversations
-from ._worker_gate import DEFAULT_WORKER_TIMEOUT, WorkerGate
+from ._worker_gate import WorkerGate
 from ._workflow_ids import chat_workflow_id, checked_workflow_id, conversation_id_of
 
 __all__ = ('DurableChatBackend',)

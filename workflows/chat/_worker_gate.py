@@ -36,13 +36,9 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent.ui.web import BackendUnavailable
 
-__all__ = ('DEFAULT_WORKER_TIMEOUT', 'WorkerGate')
+__all__ = ('WorkerGate',)
 
 T = TypeVar('T')
-
-DEFAULT_WORKER_TIMEOUT = 5.0
-"""Seconds a chat request waits for a worker of the task queue to show up, to answer a query or to take an update
-before it answers that no worker serves the task queue."""
 
 _ADMITTED = UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED
 _LOOKUP_TIMEOUT = timedelta(seconds=5)  # asking the server whether it holds an update needs no worker

@@ -1,0 +1,79 @@
+"""The `agents` command imports what the command it runs needs, when it runs; packages export their names lazily.
+
+Every `agents` command is a new process: parsing a command line or printing `--help` used to import the agent runtime,
+Temporal's SDK and worker, and OpenTelemetry first (over a second of CPU per command).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+import activities
+import workflows
+import workflows.chat
+from workflows._cli._parser import Handler, build_parser, parse
+
+HEAVY = ('activities', 'agent', 'httpx2', 'mcp', 'opentelemetry', 'pydantic', 'temporalio', 'worker')
+"""Top-level packages that a command line is parsed without."""
+
+COMMAND_LINES = (
+    ('worker', '--agents', 'myapp.agents:support', '--dev'),
+    ('demo', 'approve'),
+    ('chat', '--agents', 'myapp.agents:support', '--no-worker'),
+    ('codec', '--port', '8081'),
+    ('run', 'support', 'Clean up', '--watch', '--yes'),
+    ('watch', 'w-1', '--no-input'),
+    ('inbox', '--owner', 'alice'),
+    ('pending', 'w-1'),
+    ('approve', 'w-1', 'call-1', '--timeout', '3'),
+    ('deny', 'w-1', 'call-1', '--reason', 'No.'),
+    ('status', 'w-1'),
+    ('result', 'w-1'),
+    ('schedule', 'create', 'nightly', 'support', 'Report', '--every', '24h'),
+    ('schedule', 'list'),
+    ('schedule', 'delete', 'nightly'),
+)
+"""One command line of each subcommand."""
+
+
+def test_parsing_every_command_line_and_help_imports_neither_the_runtime_nor_the_sdk() -> None:
+    script = f"""
+import contextlib, io, sys
+from workflows.cli import run
+from workflows._cli._parser import build_parser, parse
+for argv in {COMMAND_LINES!r}:
+    parse(build_parser(), list(argv))
+with contextlib.redirect_stdout(io.StringIO()) as help:
+    assert run(['--help']) == 0
+assert 'schedule' in help.getvalue()
+print(' '.join(sorted({{name.partition('.')[0] for name in sys.modules}} & set({HEAVY!r}))))
+"""
+    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == '\n'
+
+
+@pytest.mark.parametrize('argv', COMMAND_LINES, ids=' '.join)
+def test_each_command_runs_a_function_of_its_module(argv: tuple[str, ...]) -> None:
+    handler = parse(build_parser(), list(argv)).handler
+    assert isinstance(handler, Handler)
+    function = handler.load()
+    assert inspect.isfunction(function)
+    assert f'{function.__module__}.{function.__name__}' == f'workflows._cli.{handler.where}'
+
+
+@pytest.mark.parametrize('package', [workflows, workflows.chat, activities], ids=lambda p: p.__name__)
+def test_every_lazily_exported_name_is_the_one_its_module_defines(package: ModuleType) -> None:
+    homes: dict[str, str] = vars(package)['_HOME']
+    assert sorted(homes) == sorted(package.__all__)
+    for name, module in homes.items():
+        assert getattr(package, name) is getattr(importlib.import_module(f'{package.__name__}.{module}'), name)
+    assert set(package.__all__) <= set(dir(package))
+    with pytest.raises(AttributeError, match='no_such_name'):
+        _ = package.no_such_name
