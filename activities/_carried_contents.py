@@ -106,7 +106,7 @@ def carry_within_budget(
             if data is None:
                 continue
             reference = CarriedContent(content_key(data), len(data), workflow_id, run_id)
-            store.contents.put(reference.key, data, len(data))
+            store.keep_content(reference.key, data, part.content)
             parts[part_index] = replace(part, content=reference.as_content())
             total -= len(data)
         carried[index] = replace(message, parts=parts)
@@ -120,7 +120,7 @@ def keep_contents(messages: list[ModelMessage], store: WorkerStore) -> None:
             continue
         for part in message.parts:
             if (data := _large_content(part)) is not None:
-                store.contents.put(content_key(data), data, len(data))
+                store.keep_content(content_key(data), data, part.content)
 
 
 def _large_content(part: Any) -> bytes | None:

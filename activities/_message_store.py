@@ -21,6 +21,7 @@ grows linearly, and nothing depends on the store for correctness.
 from __future__ import annotations
 
 import hashlib
+import sys
 from collections import OrderedDict
 from typing import Any, Generic, TypeVar
 
@@ -129,7 +130,8 @@ class WorkerStore:
     ) -> None:
         self.messages: LruStore[str, ModelMessage] = LruStore(max_messages)
         self.prefixes: LruStore[str, list[str]] = LruStore(max(1, max_messages // 10))
-        self.contents: LruStore[str, bytes] = LruStore(max_messages, max_content_bytes)
+        self.contents: LruStore[str, bytes | str] = LruStore(max_messages, max_content_bytes)
+        """Tool results by key: a string result as itself, any other as its JSON (see `keep_content`)."""
         self.parameters: LruStore[str, ModelRequestParameters] = LruStore(max_parameters)
 
     def clear(self) -> None:
@@ -143,18 +145,31 @@ class WorkerStore:
         if len(data) < MIN_REFERENCED_CONTENT:
             return None
         key = content_key(data)
-        self.contents.put(key, data, len(data))
+        self.keep_content(key, data, result)
         return key
 
     def put_content(self, key: str, result: Any) -> None:
         """Keep a tool result under the key a tool activity reported for it (when rebuilding from history)."""
-        data = pydantic_core.to_json(result)
-        self.contents.put(key, data, len(data))
+        self.keep_content(key, pydantic_core.to_json(result), result)
+
+    def keep_content(self, key: str, data: bytes, result: Any) -> None:
+        """Keep the tool result `result`, of JSON `data`, under `key`.
+
+        A string result is kept as itself. A long conversation's model requests each put back every result it
+        carries by reference (`activities._carried_contents`), and decoding their JSON again for each request was
+        the most CPU a request spent (hundreds of requests, each decoding megabytes); a string is immutable, so
+        every request can share it. Any other result is kept as JSON and decoded for each request, so no request
+        sees what another changed in it.
+        """
+        if type(result) is str:  # not a subclass (a `StrEnum` member): the workflow decodes those as plain strings
+            self.contents.put(key, result, sys.getsizeof(result))
+        else:
+            self.contents.put(key, data, len(data))
 
     def content(self, key: str) -> Any | None:
         """A kept tool result, decoded as the workflow decoded it; `None` if not kept here."""
-        data = self.contents.get(key)
-        return None if data is None else pydantic_core.from_json(data)
+        kept = self.contents.get(key)
+        return pydantic_core.from_json(kept) if isinstance(kept, bytes) else kept
 
     def extend_prefix(self, previous: str | None, keys: list[str]) -> tuple[str, list[str]] | None:
         """The key and message keys of `previous` extended by `keys`, remembered; `None` if `previous` is unknown."""
