@@ -37,11 +37,14 @@ async def event_stream(
     async def runner() -> None:
         try:
             result = await agent.run(user_prompt, event_stream_handler=forward, **kwargs)
-            await queue.put(AgentRunResultEvent(result))
+            last: Any = AgentRunResultEvent(result)
+        except asyncio.CancelledError:
+            # The consumer left the block: nobody reads the (bounded) queue any more, so putting would hang.
+            raise
         except BaseException as exc:  # handed to the consumer, who re-raises it
-            await queue.put(_Failure(exc))
-        finally:
-            await queue.put(done)
+            last = _Failure(exc)
+        await queue.put(last)
+        await queue.put(done)
 
     task = asyncio.create_task(runner())
 

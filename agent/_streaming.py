@@ -66,7 +66,11 @@ async def stream_model_request(
         try:
             async with deps.ports.request_model_stream(ctx, rc) as stream:
                 streamed = True
+                limits = deps.usage_limits if deps.usage_limits.has_token_limits() else None
                 async for event in stream:
+                    if limits is not None:
+                        # Token limits hold while the response streams, not only once it is complete.
+                        limits.check_tokens(ctx.usage + stream.usage())
                     await forward(event)
                 return stream.get()
         except NotImplementedError:

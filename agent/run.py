@@ -8,7 +8,7 @@ import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import partial
-from typing import Any, Generic, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
@@ -21,6 +21,7 @@ from ._agent_graph import (
     UserPromptNode,
     drain_pending,
 )
+from ._callable_value import callable_value
 from ._deferred import DeferredToolRequests
 from ._node_stream import bind_node
 from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
@@ -33,6 +34,14 @@ from .result import FinalResult
 from .usage import RunUsage
 
 __all__ = ('AgentNodeT', 'AgentRun', 'AgentRunResult', 'AgentRunResultEvent')
+
+if TYPE_CHECKING:
+
+    class _CallableRunUsage(RunUsage):
+        """What `usage` gives: a `RunUsage` that also answers the older call form `usage()` (see `callable_value`)."""
+
+        def __call__(self) -> RunUsage: ...
+
 
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=str)
@@ -88,9 +97,10 @@ class AgentRunResult(Generic[OutputT]):
         """`new_messages()` as JSON."""
         return ModelMessagesTypeAdapter.dump_json(self.new_messages())
 
-    def usage(self) -> RunUsage:
-        """Usage of the run."""
-        return self._state.usage
+    @property
+    def usage(self) -> _CallableRunUsage:
+        """Usage of the run (a copy; `usage()`, the older call form, gives the same)."""
+        return callable_value(self._state.usage)  # pyright: ignore[reportReturnType]
 
     @property
     def run_id(self) -> str:
@@ -184,9 +194,10 @@ class AgentRun(Generic[DepsT, OutputT]):
         """The messages produced by this run so far."""
         return self.all_messages()[self._deps.new_message_index :]
 
-    def usage(self) -> RunUsage:
-        """Usage so far."""
-        return self._state.usage
+    @property
+    def usage(self) -> _CallableRunUsage:
+        """Usage so far (a copy; `usage()`, the older call form, gives the same)."""
+        return callable_value(self._state.usage)  # pyright: ignore[reportReturnType]
 
     def checkpoint(self) -> RunCheckpoint:
         """Where the run stands, to continue it elsewhere as the same run (see `RunPorts.resumed_run`)."""

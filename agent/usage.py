@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, fields
 from typing import Annotated, Any
 
 import pydantic
+from typing_extensions import deprecated
 
 from .exceptions import UsageLimitExceeded
 
@@ -17,6 +18,15 @@ _TOKEN_FIELDS = (
     'cache_read_tokens',
     'cache_write_tokens',
     'reasoning_tokens',
+    'input_audio_tokens',
+    'cache_audio_read_tokens',
+    'output_audio_tokens',
+)
+
+# Counts repeated under `gen_ai.usage.details.` in `opentelemetry_attributes()`.
+_DETAIL_ATTRIBUTES = (
+    'cache_write_tokens',
+    'cache_read_tokens',
     'input_audio_tokens',
     'cache_audio_read_tokens',
     'output_audio_tokens',
@@ -66,11 +76,35 @@ class _TokenCounts:
         """Whether anything has been counted."""
         return any(getattr(self, f.name) for f in fields(self))
 
+    def opentelemetry_attributes(self) -> dict[str, int]:
+        """The non-zero counts as OpenTelemetry GenAI attributes (`gen_ai.usage.*`).
+
+        Cache tokens get their semantic-convention names and are repeated under `details.` (as older
+        dashboards read them there), as are the audio counts.
+        """
+        attributes: dict[str, int] = {}
+        if self.input_tokens:
+            attributes['gen_ai.usage.input_tokens'] = self.input_tokens
+        if self.output_tokens:
+            attributes['gen_ai.usage.output_tokens'] = self.output_tokens
+        if self.cache_write_tokens:
+            attributes['gen_ai.usage.cache_creation.input_tokens'] = self.cache_write_tokens
+        if self.cache_read_tokens:
+            attributes['gen_ai.usage.cache_read.input_tokens'] = self.cache_read_tokens
+        details = dict(self.details)
+        for name in _DETAIL_ATTRIBUTES:
+            if value := getattr(self, name):
+                details[name] = value
+        attributes.update({f'gen_ai.usage.details.{key}': value for key, value in details.items() if value})
+        return attributes
+
     def _add_tokens(self, other: _TokenCounts) -> None:
         for name in _TOKEN_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for key, value in other.details.items():
-            self.details[key] = self.details.get(key, 0) + value
+            # Some providers report a detail as null; it counts as nothing rather than failing the addition.
+            if value is not None:  # pyright: ignore[reportUnnecessaryComparison]
+                self.details[key] = self.details.get(key, 0) + value
 
 
 @dataclass
@@ -116,9 +150,13 @@ class RunUsage(_TokenCounts):
         return result
 
 
-@dataclass
+@dataclass(init=False)
 class UsageLimits:
-    """Limits on requests, tool calls and tokens for a run; exceeding one raises `UsageLimitExceeded`."""
+    """Limits on requests, tool calls and tokens for a run; exceeding one raises `UsageLimitExceeded`.
+
+    `request_tokens_limit` and `response_tokens_limit`, the old names of `input_tokens_limit` and
+    `output_tokens_limit`, are still accepted (a limit given under its new name wins) and read.
+    """
 
     request_limit: int | None = 50
     """Maximum model requests per run (`None` for no limit)."""
@@ -130,6 +168,35 @@ class UsageLimits:
     """Maximum output tokens per run."""
     total_tokens_limit: int | None = None
     """Maximum input plus output tokens per run."""
+
+    def __init__(
+        self,
+        request_limit: int | None = 50,
+        tool_calls_limit: int | None = None,
+        input_tokens_limit: int | None = None,
+        output_tokens_limit: int | None = None,
+        total_tokens_limit: int | None = None,
+        *,
+        request_tokens_limit: int | None = None,
+        response_tokens_limit: int | None = None,
+    ) -> None:
+        self.request_limit = request_limit
+        self.tool_calls_limit = tool_calls_limit
+        self.input_tokens_limit = input_tokens_limit if input_tokens_limit is not None else request_tokens_limit
+        self.output_tokens_limit = output_tokens_limit if output_tokens_limit is not None else response_tokens_limit
+        self.total_tokens_limit = total_tokens_limit
+
+    @property
+    @deprecated('`request_tokens_limit` is deprecated, use `input_tokens_limit` instead')
+    def request_tokens_limit(self) -> int | None:
+        """The old name of `input_tokens_limit`."""
+        return self.input_tokens_limit
+
+    @property
+    @deprecated('`response_tokens_limit` is deprecated, use `output_tokens_limit` instead')
+    def response_tokens_limit(self) -> int | None:
+        """The old name of `output_tokens_limit`."""
+        return self.output_tokens_limit
 
     def has_token_limits(self) -> bool:
         """Whether any token limit is set."""
@@ -160,5 +227,5 @@ class UsageLimits:
         if self.tool_calls_limit is not None and usage.tool_calls + pending_calls > self.tool_calls_limit:
             raise UsageLimitExceeded(
                 f'The next tool call(s) would exceed the tool_calls_limit of {self.tool_calls_limit} '
-                f'(tool_calls={usage.tool_calls}, pending={pending_calls})'
+                f'(tool_calls={usage.tool_calls + pending_calls}).'
             )

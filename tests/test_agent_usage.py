@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -87,7 +90,7 @@ async def test_tool_calls_limit_refuses_a_response_calling_too_many_tools():
         ran.append('b')
         return 'b'
 
-    with pytest.raises(UsageLimitExceeded, match='tool_calls_limit of 1'):
+    with pytest.raises(UsageLimitExceeded, match=re.escape('tool_calls_limit of 1 (tool_calls=2).')):
         await agent.run('go', usage_limits=UsageLimits(tool_calls_limit=1))
 
     assert ran == []
@@ -195,8 +198,8 @@ async def test_usage_passed_in_accumulates_across_runs():
     first = await agent.run('one', usage=shared)
     second = await agent.run('two', usage=shared)
 
-    assert first.usage() is shared
-    assert second.usage() is shared
+    # Each result shows the shared usage as it stands (a copy, so reading it cannot change the runs' count).
+    assert first.usage == second.usage == shared
     assert (shared.requests, shared.tool_calls, shared.input_tokens, shared.output_tokens) == (4, 2, 20, 8)
 
 
@@ -220,3 +223,34 @@ async def test_usage_of_an_unfinished_run_is_visible_from_iter():
             seen.append(agent_run.usage().requests)
 
     assert seen == [0, 0, 1, 1, 2, 2]
+
+
+async def test_output_token_limit_stops_a_response_while_it_streams():
+    async def three_words(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        for word in ('one', 'two', 'three'):
+            yield word
+
+    agent = Agent(FunctionModel(stream_function=three_words))
+    seen: list[str] = []
+
+    async def stream() -> None:
+        async with agent.run_stream('go', usage_limits=UsageLimits(output_tokens_limit=2)) as result:
+            async for text in result.stream_text(delta=True, debounce_by=None):
+                seen.append(text)
+
+    with pytest.raises(UsageLimitExceeded, match='output_tokens_limit of 2'):
+        await stream()
+
+    # The words within the limit arrived; the one that passed it never did.
+    assert seen == ['one', 'two']
+
+
+async def test_an_error_inside_a_run_stream_block_leaves_the_block_with_that_error():
+    agent = Agent(TestModel())
+
+    async def leave_with_error() -> None:
+        async with agent.run_stream('go'):
+            raise LookupError('caller gave up')
+
+    with pytest.raises(LookupError, match='caller gave up'):
+        await asyncio.wait_for(leave_with_error(), timeout=5)
