@@ -8,7 +8,7 @@ import pydantic
 
 from ._agent_graph import GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
 from ._events import OutputToolCallEvent, OutputToolResultEvent
-from ._output_pipeline import process_text_output, process_tool_output
+from ._output_pipeline import process_none_output, process_text_output, process_tool_output
 from ._parts import ModelRequest, ModelRequestPart, ModelResponse, RetryPromptPart, ThinkingPart, ToolReturnPart
 from ._unusable_response import check_unusable_response, no_output_message, recover_text
 from .exceptions import ModelRetry
@@ -116,6 +116,9 @@ async def handle_text(
     if all(isinstance(p, ThinkingPart) for p in response.parts):
         # Nothing to act on (see `_unusable_response` for the order of these rules).
         check_unusable_response(response, deps.last_max_tokens)
+        if not response.parts and schema.allows_none:
+            # `None` is among the output types: saying nothing is a valid answer, not a reason to ask again.
+            return await _none_output(state, deps)
         if schema.allows_text and (recovered := recover_text(state.message_history)) is not None:
             try:
                 return End(FinalResult(await _text_output(recovered, state, deps)))
@@ -138,6 +141,19 @@ async def handle_text(
     message = no_output_message(schema, has_function_tools=bool(manager.tools))
     check_output_retries(state, deps, message)
     return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+async def _none_output(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
+) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
+    ctx = output_context(state, deps)
+    try:
+        return End(
+            FinalResult(await process_none_output(deps.output_schema, deps.capability, ctx, deps.output_validators))
+        )
+    except ModelRetry as exc:
+        check_output_retries(state, deps, exc.message)
+        return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
 
 
 async def _text_output(text: str, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Any:

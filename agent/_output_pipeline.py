@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .capabilities import AbstractCapability
     from .output import OutputContext
 
-__all__ = ('process_text_output', 'process_tool_output')
+__all__ = ('process_none_output', 'process_text_output', 'process_tool_output')
 
 
 async def process_tool_output(
@@ -130,6 +130,29 @@ async def process_text_output(
         cap, ctx, output_context=output_context, output=text, validate=validate
     )
     return await run_with_output_process_hooks(cap, ctx, output_context=output_context, output=value, process=process)
+
+
+async def process_none_output(
+    schema: OutputSchema,
+    cap: AbstractCapability[Any],
+    ctx: RunContext[Any],
+    validators: Sequence[OutputValidator],
+) -> Any:
+    """The output `None` an empty response gives when `None` is among the output types.
+
+    Nothing is parsed, so only the process hooks (and, inside them, the output validators) see it.
+
+    Raises:
+        ModelRetry: when a hook or an output validator asks the model to try again.
+    """
+    output_context = _text_context(schema, has_function=False)
+    output_context.mode = 'text'
+    output_context.output_type = type(None)
+
+    async def process(value: Any) -> Any:
+        return await _validated(value, ctx, validators)
+
+    return await run_with_output_process_hooks(cap, ctx, output_context=output_context, output=None, process=process)
 
 
 def _text_context(schema: OutputSchema, *, has_function: bool) -> OutputContext:

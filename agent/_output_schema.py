@@ -136,6 +136,9 @@ class OutputSchema:
     """How the response text is read in the native and prompted modes."""
     template: str | Literal[False] | None = None
     """The prompted output template (`{schema}` stands for the JSON schema); `False` sends no schema prompt."""
+    allows_none: bool = False
+    """`None` is among the output types: an empty response is the output `None` (and with structured outputs the
+    model may also choose `None` through an output tool of its own)."""
 
     @property
     def tool_defs(self) -> list[ToolDefinition]:
@@ -196,6 +199,12 @@ class OutputSchema:
         items = flatten_output_spec(output_type)
         if not items:
             raise UserError('output_type must name at least one type')
+        # `str | None` lists `NoneType`; a bare `None` (as in `[str, None]`) lists `None` itself.
+        allows_none = any(item is None or item is types.NoneType for item in items)
+        if allows_none:
+            items = [item for item in items if item is not None and item is not types.NoneType]
+            if not items:
+                raise UserError('At least one output type must be provided other than `None`.')
         allows_deferred = DeferredToolRequests in items
         items = [item for item in items if item is not DeferredToolRequests]
 
@@ -220,12 +229,16 @@ class OutputSchema:
                     outputs, name=marker.name, description=marker.description, strict=strict
                 ),
                 template=marker.template,
+                allows_none=allows_none,
             )
 
         texts: list[Any] = [item for item in items if item is str or isinstance(item, TextOutput)]
         if len(texts) > 1:
             raise UserError('Only one `str` or `TextOutput` is allowed among the output types')
         structured = [item for item in items if item is not str and not isinstance(item, TextOutput)]
+        if allows_none and structured:
+            # Next to structured outputs, `None` is one more choice the model can make through its own tool.
+            structured.append(types.NoneType)
         text_function = None
         if texts and isinstance(texts[0], TextOutput):
             text_function = TextFunctionProcessor(texts[0].output_function)
@@ -235,6 +248,7 @@ class OutputSchema:
             allows_deferred_tool_requests=allows_deferred,
             tools=_output_tools(structured, ToolOutput),
             text_function=text_function,
+            allows_none=allows_none,
         )
 
 
