@@ -30,6 +30,11 @@ class MessagesBuilder:
 
     messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
     """The messages built so far."""
+    _break: bool = field(default=False, repr=False)
+
+    def start_message(self) -> None:
+        """Make the next part start a new message even if it is of the same kind as the last one."""
+        self._break = True
 
     def add(self, part: ModelRequestPart | ModelResponsePart) -> None:
         """Add a part to the last message if it is of the same kind, otherwise to a new message.
@@ -37,7 +42,8 @@ class MessagesBuilder:
         Args:
             part: A request part (system prompt, user prompt, tool return, retry prompt) or a response part.
         """
-        last = self.messages[-1] if self.messages else None
+        last = self.messages[-1] if self.messages and not self._break else None
+        self._break = False
         if _is_request_part(part):
             if isinstance(last, ModelRequest):
                 # Reassign rather than append: the parts list may be shared with a message built elsewhere.

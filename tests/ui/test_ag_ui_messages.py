@@ -196,7 +196,8 @@ def test_messages_survive_a_dump_and_load_round_trip():
         ModelRequest(parts=[UserPromptPart('Thanks')]),
     ]
 
-    dumped = AGUIAdapter.dump_messages(messages)
+    # Files the model made travel only with `preserve_file_data` (a client must not hand the model such files).
+    dumped = AGUIAdapter.dump_messages(messages, preserve_file_data=True)
 
     assert [message.role for message in dumped] == [
         'system',
@@ -210,7 +211,10 @@ def test_messages_survive_a_dump_and_load_round_trip():
         'activity',
         'user',
     ]
-    assert _comparable(AGUIAdapter.load_messages(dumped)) == _comparable(messages)
+    assert _comparable(AGUIAdapter.load_messages(dumped, preserve_file_data=True)) == _comparable(messages)
+    without_files = [part for m in AGUIAdapter.load_messages(dumped) for part in m.parts]
+    assert not any(isinstance(part, FilePart) for part in without_files)
+    assert not any(getattr(m, 'activity_type', None) == 'pydantic_ai_file' for m in AGUIAdapter.dump_messages(messages))
 
 
 def test_dumped_native_tool_calls_are_marked_and_retries_are_failed_tool_messages():
@@ -229,7 +233,7 @@ def test_dumped_native_tool_calls_are_marked_and_retries_are_failed_tool_message
     assistant, retry = dumped
     assert isinstance(assistant, AssistantMessage)
     assert assistant.tool_calls is not None
-    assert [call.id for call in assistant.tool_calls] == ['native|openai|n1', 'c1']
+    assert [call.id for call in assistant.tool_calls] == ['pyd_ai_builtin|openai|n1', 'c1']
     assert isinstance(retry, ToolMessage)
     assert retry.error == 'Wrong type\n\nFix the errors and try again.'
 

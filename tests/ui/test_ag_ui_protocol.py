@@ -170,7 +170,7 @@ async def test_the_client_accepts_native_tools_files_and_compactions():
 
     assert 'ACTIVITY_SNAPSHOT' in types(events)
     tool_call = client['agent']['messages'][0]['toolCalls'][0]
-    assert tool_call['id'] == 'native|openai|ws-1'
+    assert tool_call['id'] == 'pyd_ai_builtin|openai|ws-1'
 
 
 def test_the_check_rejects_a_broken_sequence():

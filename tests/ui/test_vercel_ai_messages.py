@@ -20,6 +20,7 @@ from agent.messages import (
     UserPromptPart,
 )
 from agent.ui.vercel_ai import VercelAIAdapter
+from agent.ui.vercel_ai._dump import merge_steps
 from agent.ui.vercel_ai.request_types import UIMessage
 from tests.ui._node import run_node
 
@@ -81,26 +82,47 @@ def test_dumped_history_is_valid_for_the_ai_sdk_and_loads_back_to_the_same_messa
     assert _comparable(loaded) == _comparable(HISTORY)
 
 
-def test_dump_shows_each_tool_call_with_its_result_error_or_denial_in_one_assistant_message():
+def test_dump_shows_each_response_as_an_assistant_message_with_its_tool_calls_results_errors_and_denials():
     dumped = VercelAIAdapter.dump_messages(HISTORY)
 
-    assert [message.role for message in dumped] == ['system', 'user', 'assistant', 'user', 'assistant']
+    assert [message.role for message in dumped] == ['system', 'user', 'assistant', 'assistant', 'user', 'assistant']
     assistant = dumped[2].model_dump(by_alias=True, exclude_none=True)
     assert [(part['type'], part.get('state')) for part in assistant['parts']] == [
-        ('step-start', None),
         ('reasoning', 'done'),
         ('text', 'done'),
         ('tool-weather', 'output-available'),
         ('tool-lookup', 'output-error'),
         ('tool-delete', 'output-denied'),
-        ('step-start', None),
-        ('text', 'done'),
     ]
-    assert assistant['parts'][3]['output'] == {'temp': 21}
-    assert assistant['parts'][4]['errorText'] == 'lookup failed'
-    assert assistant['parts'][5]['approval'] == {'id': 'call_denied', 'approved': False, 'reason': 'Not allowed.'}
-    pending = dumped[4].model_dump(by_alias=True, exclude_none=True)['parts'][1]
+    assert assistant['parts'][2]['output'] == {'temp': 21}
+    assert assistant['parts'][2]['providerExecuted'] is False
+    assert assistant['parts'][3]['errorText'] == 'lookup failed'
+    assert assistant['parts'][4]['approval'] == {'id': 'call_denied', 'approved': False, 'reason': 'Not allowed.'}
+    # Each message carries its timestamp under Pydantic AI's key, so a reload restores it.
+    assert set(assistant['metadata']) == {'pydantic_ai'}
+    assert [(part['type'], part.get('state')) for part in dumped[3].model_dump(by_alias=True)['parts']] == [
+        ('text', 'done')
+    ]
+    pending = dumped[5].model_dump(by_alias=True, exclude_none=True)['parts'][0]
     assert (pending['state'], pending['approval']) == ('approval-requested', {'id': 'call_pending'})
+
+
+def test_merge_steps_joins_a_turns_responses_into_one_assistant_message_of_steps():
+    merged = merge_steps(VercelAIAdapter.dump_messages(HISTORY))
+
+    assert [message.role for message in merged] == ['system', 'user', 'assistant', 'user', 'assistant']
+    steps = [part.type for part in merged[2].parts]
+    assert steps == [
+        'step-start',
+        'reasoning',
+        'text',
+        'tool-weather',
+        'tool-lookup',
+        'tool-delete',
+        'step-start',
+        'text',
+    ]
+    assert _comparable(VercelAIAdapter.load_messages(merged)) == _comparable(HISTORY)
 
 
 def test_dump_gives_stable_ids_and_accepts_an_id_function():
@@ -108,7 +130,7 @@ def test_dump_gives_stable_ids_and_accepts_an_id_function():
         m.id for m in VercelAIAdapter.dump_messages(HISTORY)
     ]
     custom = VercelAIAdapter.dump_messages(HISTORY, generate_message_id=lambda message, role, index: f'{role}-{index}')
-    assert [m.id for m in custom] == ['system-0', 'user-1', 'assistant-2', 'user-3', 'assistant-4']
+    assert [m.id for m in custom] == ['system-0', 'user-1', 'assistant-2', 'assistant-3', 'user-4', 'assistant-5']
 
 
 def test_v5_dump_shows_a_call_without_result_as_input_available():

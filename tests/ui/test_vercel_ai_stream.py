@@ -78,7 +78,8 @@ async def test_tool_error_becomes_an_output_error_and_the_run_goes_on_to_a_secon
     assert parts[1]['state'] == 'output-error'
     assert 'the service is down' in parts[1]['errorText']
     assert parts[3]['text'] == 'Sorry, that failed.'
-    assert checked['chunks'][-1] == {'type': 'finish', 'finishReason': 'stop'}
+    # The function model gives no finish reason, so the finish chunk names none (the model's, when it has one).
+    assert checked['chunks'][-1] == {'type': 'finish'}
 
 
 async def test_model_error_is_reported_as_an_error_chunk_and_the_stream_still_finishes():

@@ -78,18 +78,30 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
         return run_input
 
     @classmethod
-    def load_messages(cls, messages: Sequence[Message]) -> list[ModelMessage]:
-        """AG-UI messages as agent messages.
+    def load_messages(cls, messages: Sequence[Message], *, preserve_file_data: bool = False) -> list[ModelMessage]:
+        """AG-UI messages as agent messages (file activities only with `preserve_file_data`).
 
         Raises:
             ValueError: A tool message answers no earlier tool call, or inline data is not base64.
         """
-        return load_messages(messages)
+        return load_messages(messages, preserve_file_data=preserve_file_data)
 
     @classmethod
-    def dump_messages(cls, messages: Sequence[ModelMessage]) -> list[Message]:
-        """Agent messages as AG-UI messages, e.g. to send a stored conversation to a frontend."""
-        return dump_messages(messages)
+    def dump_messages(
+        cls,
+        messages: Sequence[ModelMessage],
+        *,
+        ag_ui_version: str = DEFAULT_AG_UI_VERSION,
+        preserve_file_data: bool = False,
+    ) -> list[Message]:
+        """Agent messages as AG-UI messages, e.g. to send a stored conversation to a frontend.
+
+        Args:
+            messages: The agent messages.
+            ag_ui_version: The frontend's AG-UI version; before 0.1.13 thinking is left out.
+            preserve_file_data: Include the files the model produced (as activity messages).
+        """
+        return dump_messages(messages, ag_ui_version=ag_ui_version, preserve_file_data=preserve_file_data)
 
     def build_event_stream(self) -> AGUIEventStream[AgentDepsT, OutputDataT]:
         """A new AG-UI event stream for this run input (it reports the state of the deps given to the run)."""
@@ -100,7 +112,7 @@ class AGUIAdapter(UIAdapter[RunAgentInput, Message, BaseEvent, AgentDepsT, Outpu
     @cached_property
     def messages(self) -> list[ModelMessage]:
         """The run input's messages as agent messages (not yet sanitized)."""
-        return load_messages(self.run_input.messages)
+        return load_messages(self.run_input.messages, preserve_file_data=self.preserve_file_data)
 
     @cached_property
     def toolset(self) -> AbstractToolset[AgentDepsT] | None:

@@ -3,7 +3,8 @@
 AG-UI has no place for a few things the agent's messages hold, so the adapter keeps them in fields the protocol
 leaves open, the same way when dumping and loading:
 
-- a provider-run (native) tool call travels as an ordinary tool call whose id is `native|<provider>|<call id>`;
+- a provider-run (native) tool call travels as an ordinary tool call whose id is
+  `pyd_ai_builtin|<provider>|<call id>`;
 - a file the model produced and a provider's compaction travel as activity messages of the types below;
 - a thinking part's signature and provider fields travel as JSON in the reasoning message's `encryptedValue`.
 """
@@ -35,17 +36,25 @@ from agent.messages import (
 __all__ = (
     'COMPACTION_ACTIVITY_TYPE',
     'FILE_ACTIVITY_TYPE',
+    'FILE_ACTIVITY_TYPES',
     'native_tool_call_id',
     'parse_native_tool_call_id',
     'parts_to_user_content',
     'user_content_to_parts',
 )
 
-NATIVE_TOOL_CALL_ID_PREFIX: Final = 'native|'
+# The ids and activity types are Pydantic AI's, so AG-UI messages stored by either library load in the other;
+# the ones earlier versions of this adapter wrote still load.
+NATIVE_TOOL_CALL_ID_PREFIX: Final = 'pyd_ai_builtin|'
 """Marks a tool call id as that of a provider-run tool, so the call loads back as a `NativeToolCallPart`."""
 
-FILE_ACTIVITY_TYPE: Final = 'agent.file'
+_LEGACY_NATIVE_PREFIXES: Final = (NATIVE_TOOL_CALL_ID_PREFIX, 'native|')
+
+FILE_ACTIVITY_TYPE: Final = 'pydantic_ai_file'
 """The activity type of a file the model produced (`FilePart`); content: `url` (a data URI), `media_type`."""
+
+FILE_ACTIVITY_TYPES: Final = frozenset({FILE_ACTIVITY_TYPE, 'agent.file'})
+"""The file activity types that load as a `FilePart` (the current one and the one earlier versions wrote)."""
 
 COMPACTION_ACTIVITY_TYPE: Final = 'agent.compaction'
 """The activity type of a provider's compaction (`CompactionPart`); content: `content`, `provider_name`, ..."""
@@ -62,9 +71,10 @@ def native_tool_call_id(tool_call_id: str, provider_name: str | None) -> str:
 
 def parse_native_tool_call_id(tool_call_id: str) -> tuple[str | None, str] | None:
     """`(provider_name, call id)` of an id made by `native_tool_call_id`, or `None` for any other id."""
-    if not tool_call_id.startswith(NATIVE_TOOL_CALL_ID_PREFIX):
+    prefix = next((p for p in _LEGACY_NATIVE_PREFIXES if tool_call_id.startswith(p)), None)
+    if prefix is None:
         return None
-    provider, sep, original = tool_call_id[len(NATIVE_TOOL_CALL_ID_PREFIX) :].partition('|')
+    provider, sep, original = tool_call_id[len(prefix) :].partition('|')
     if not sep:
         return None
     return provider or None, original

@@ -51,6 +51,7 @@ from agent.messages import (
 )
 
 from ._content import COMPACTION_ACTIVITY_TYPE, FILE_ACTIVITY_TYPE, native_tool_call_id, user_content_to_parts
+from ._utils import DEFAULT_AG_UI_VERSION, REASONING_VERSION, parse_ag_ui_version
 
 __all__ = (
     'compaction_activity_content',
@@ -67,14 +68,22 @@ def _new_id() -> str:
     return uuid7()
 
 
-def dump_messages(messages: Sequence[ModelMessage]) -> list[Message]:
-    """AG-UI messages for the agent's messages."""
+def dump_messages(
+    messages: Sequence[ModelMessage], *, ag_ui_version: str = DEFAULT_AG_UI_VERSION, preserve_file_data: bool = False
+) -> list[Message]:
+    """AG-UI messages for the agent's messages.
+
+    Thinking is left out for AG-UI versions before reasoning messages (0.1.13); files the model produced are
+    included (as activity messages) only with `preserve_file_data`.
+    """
+    with_thinking = parse_ag_ui_version(ag_ui_version) >= REASONING_VERSION
     result: list[Message] = []
     for message in messages:
         if isinstance(message, ModelRequest):
             result.extend(_dump_request(message))
         else:
-            result.extend(_ResponseDumper().dump(message))
+            dumper = _ResponseDumper(with_thinking=with_thinking, with_files=preserve_file_data)
+            result.extend(dumper.dump(message))
     return result
 
 
@@ -136,6 +145,8 @@ def thinking_encrypted_value(part: ThinkingPart) -> str | None:
 class _ResponseDumper:
     """Collects a response's text and tool calls into assistant messages, in part order."""
 
+    with_thinking: bool = True
+    with_files: bool = True
     messages: list[Message] = field(default_factory=list[Message])
     text: list[str] = field(default_factory=list[str])
     calls: list[ToolCall] = field(default_factory=list[ToolCall])
@@ -149,7 +160,7 @@ class _ResponseDumper:
                     self._call(part.tool_call_id, part)
                 case NativeToolCallPart():
                     self._call(native_tool_call_id(part.tool_call_id, part.provider_name), part)
-                case ThinkingPart():
+                case ThinkingPart() if self.with_thinking:
                     self._own_message(
                         ReasoningMessage(
                             id=_new_id(), content=part.content, encrypted_value=thinking_encrypted_value(part)
@@ -157,10 +168,12 @@ class _ResponseDumper:
                     )
                 case NativeToolReturnPart():
                     self._own_message(_tool_message(native_tool_call_id(part.tool_call_id, part.provider_name), part))
-                case FilePart():
+                case FilePart() if self.with_files:
                     self._own_message(_file_activity(part))
                 case CompactionPart():
                     self._own_message(_compaction_activity(part))
+                case _:
+                    pass  # thinking or a file the caller leaves out
         self._flush()
         return self.messages
 

@@ -5,16 +5,19 @@ One run is one AG-UI run:
     RUN_STARTED
       TEXT_MESSAGE_START / _CONTENT / _END                    the model's text
       REASONING_START, REASONING_MESSAGE_START / _CONTENT / _END, REASONING_END
-                                                              its thinking (with REASONING_ENCRYPTED_VALUE
-                                                              carrying a signature back on the next request)
+                                                              each thinking part (one id for the block and
+                                                              its message; REASONING_ENCRYPTED_VALUE before
+                                                              REASONING_END carries a signature back)
       TOOL_CALL_START / _ARGS / _END                          each tool call, as the model streams it
       TOOL_CALL_RESULT                                        each result of a tool the agent ran
       STATE_SNAPSHOT                                          the deps' state, when a tool changed it
       ACTIVITY_SNAPSHOT                                       a file the model made, a provider's compaction
     STATE_SNAPSHOT                                            the final state, when the deps carry state
-    RUN_FINISHED  outcome: success (pendingToolCallIds: the frontend tool calls to answer)
-                           or interrupt (the tool calls waiting for approval)
+    RUN_FINISHED  outcome: none for a plain success, success with pendingToolCallIds (the frontend tool
+                  calls to answer), or interrupt (the tool calls waiting for approval)
     or RUN_ERROR                                              when the run failed (nothing follows it)
+
+Every event carries the time it was sent (`timestamp`, milliseconds since the epoch).
 """
 
 from __future__ import annotations
@@ -25,7 +28,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import (
-    PROTOCOL_VERSION,
     ActivitySnapshotEvent,
     BaseEvent,
     ReasoningEncryptedValueEvent,
@@ -53,7 +55,7 @@ from ag_ui.encoder import EventEncoder
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from agent._env import uuid7
+from agent._env import now_utc, uuid7
 from agent.messages import (
     CompactionPart,
     FilePart,
@@ -73,7 +75,7 @@ from agent.messages import (
     ToolReturnPart,
 )
 from agent.tools import DeferredToolRequests
-from agent.ui._event_stream import AgentDepsT, OutputDataT, UIEventStream
+from agent.ui._event_stream import AgentDepsT, NativeEvent, OnCompleteFunc, OutputDataT, UIEventStream
 from agent.ui._state import StateHandler
 
 from ._content import COMPACTION_ACTIVITY_TYPE, FILE_ACTIVITY_TYPE, native_tool_call_id
@@ -93,8 +95,9 @@ class AGUIEventStream(UIEventStream[RunAgentInput, BaseEvent, AgentDepsT, Output
     ag_ui_version: str = DEFAULT_AG_UI_VERSION
     """The AG-UI version the frontend speaks (that of the installed `ag-ui-protocol` by default)."""
     _failed: bool = field(default=False, init=False, repr=False)
-    _reasoning_block_id: str | None = field(default=None, init=False, repr=False)
     _reasoning_message_id: str = field(default='', init=False, repr=False)
+    _reasoning_opened: bool = field(default=False, init=False, repr=False)
+    _reasoning_text_open: bool = field(default=False, init=False, repr=False)
     _native_ids: dict[str, str] = field(default_factory=dict[str, str], init=False, repr=False)
     # Tool call deltas need not carry the call's id: the AG-UI id of each response part's call, by part index.
     _call_ids_by_index: dict[int, str] = field(default_factory=dict[int, str], init=False, repr=False)
@@ -118,13 +121,20 @@ class AGUIEventStream(UIEventStream[RunAgentInput, BaseEvent, AgentDepsT, Output
 
     # ----- run lifecycle -----
 
+    async def transform_stream(
+        self, stream: AsyncIterator[NativeEvent], on_complete: OnCompleteFunc[BaseEvent] | None = None
+    ) -> AsyncIterator[BaseEvent]:
+        """The AG-UI events of the run, each stamped with the time it was sent (milliseconds since the epoch)."""
+        async for event in super().transform_stream(stream, on_complete=on_complete):
+            if event.timestamp is None:
+                event.timestamp = int(now_utc().timestamp() * 1000)
+            yield event
+
     async def before_stream(self) -> AsyncIterator[BaseEvent]:
         """Open the run."""
         if self.state_handler is not None:
             self._sent_state = self._state_json()
-        yield RunStartedEvent(
-            thread_id=self.run_input.thread_id, run_id=self.run_input.run_id, protocol_version=PROTOCOL_VERSION
-        )
+        yield RunStartedEvent(thread_id=self.run_input.thread_id, run_id=self.run_input.run_id)
 
     async def before_response(self) -> AsyncIterator[BaseEvent]:
         """Give each model response its own message id, so its parts never join the previous response's."""
@@ -161,7 +171,8 @@ class AGUIEventStream(UIEventStream[RunAgentInput, BaseEvent, AgentDepsT, Output
         if self.state_handler is not None:
             yield StateSnapshotEvent(snapshot=self._state_json())
         output = self._result.output if self._result is not None else None
-        outcome: RunFinishedSuccessOutcome | RunFinishedInterruptOutcome = RunFinishedSuccessOutcome()
+        # A plain success needs no outcome (a client reads its absence as success, as older agents send it).
+        outcome: RunFinishedSuccessOutcome | RunFinishedInterruptOutcome | None = None
         if isinstance(output, DeferredToolRequests):
             if output.approvals:
                 outcome = RunFinishedInterruptOutcome(interrupts=approval_interrupts(output))
@@ -193,33 +204,49 @@ class AGUIEventStream(UIEventStream[RunAgentInput, BaseEvent, AgentDepsT, Output
     async def handle_thinking_start(
         self, part: ThinkingPart, follows_thinking: bool = False
     ) -> AsyncIterator[BaseEvent]:
-        """Start a reasoning message, inside the reasoning block that consecutive thinking parts share."""
-        # Reasoning ids are one-off: the response's message id stays the parent of its tool calls.
-        if self._reasoning_block_id is None:
-            self._reasoning_block_id = uuid7()
-            yield ReasoningStartEvent(message_id=self._reasoning_block_id)
+        """Open a reasoning block for the thinking part (one id names the block and its message).
+
+        Nothing is sent until there is text: a part with neither text nor signature leaves no trace.
+        """
         self._reasoning_message_id = uuid7()
-        yield ReasoningMessageStartEvent(message_id=self._reasoning_message_id, role='reasoning')
+        self._reasoning_opened = self._reasoning_text_open = False
         if part.content:
-            yield ReasoningMessageContentEvent(message_id=self._reasoning_message_id, delta=part.content)
+            async for e in self._reasoning_text(part.content):
+                yield e
 
     async def handle_thinking_delta(self, delta: ThinkingPartDelta) -> AsyncIterator[BaseEvent]:
         """More reasoning text."""
         if delta.content_delta:
-            yield ReasoningMessageContentEvent(message_id=self._reasoning_message_id, delta=delta.content_delta)
+            async for e in self._reasoning_text(delta.content_delta):
+                yield e
+
+    async def _reasoning_text(self, text: str) -> AsyncIterator[BaseEvent]:
+        message_id = self._reasoning_message_id
+        if not self._reasoning_opened:
+            self._reasoning_opened = True
+            yield ReasoningStartEvent(message_id=message_id)
+        if not self._reasoning_text_open:
+            self._reasoning_text_open = True
+            yield ReasoningMessageStartEvent(message_id=message_id, role='reasoning')
+        yield ReasoningMessageContentEvent(message_id=message_id, delta=text)
 
     async def handle_thinking_end(
         self, part: ThinkingPart, followed_by_thinking: bool = False
     ) -> AsyncIterator[BaseEvent]:
-        """End the reasoning message (with its signature, for the client to send back), and the block after the last."""
-        if (encrypted := thinking_encrypted_value(part)) is not None:
-            yield ReasoningEncryptedValueEvent(
-                subtype='message', entity_id=self._reasoning_message_id, encrypted_value=encrypted
-            )
-        yield ReasoningMessageEndEvent(message_id=self._reasoning_message_id)
-        if not followed_by_thinking and self._reasoning_block_id is not None:
-            yield ReasoningEndEvent(message_id=self._reasoning_block_id)
-            self._reasoning_block_id = None
+        """Close the reasoning block; its signature travels in `REASONING_ENCRYPTED_VALUE` for the client to send
+        back."""
+        message_id = self._reasoning_message_id
+        encrypted = thinking_encrypted_value(part)
+        if not self._reasoning_opened and encrypted is None:
+            return
+        if not self._reasoning_opened:
+            yield ReasoningStartEvent(message_id=message_id)
+        if self._reasoning_text_open:
+            yield ReasoningMessageEndEvent(message_id=message_id)
+        if encrypted is not None:
+            yield ReasoningEncryptedValueEvent(subtype='message', entity_id=message_id, encrypted_value=encrypted)
+        yield ReasoningEndEvent(message_id=message_id)
+        self._reasoning_opened = self._reasoning_text_open = False
 
     # ----- tool calls -----
 

@@ -39,7 +39,13 @@ from agent.messages import (
 )
 from agent.ui._messages_builder import MessagesBuilder
 
-from ._content import COMPACTION_ACTIVITY_TYPE, FILE_ACTIVITY_TYPE, parse_native_tool_call_id, parts_to_user_content
+from ._content import (
+    COMPACTION_ACTIVITY_TYPE,
+    FILE_ACTIVITY_TYPE,
+    FILE_ACTIVITY_TYPES,
+    parse_native_tool_call_id,
+    parts_to_user_content,
+)
 
 __all__ = ('MessageLoadError', 'load_messages')
 
@@ -55,8 +61,9 @@ class MessageLoadError(ValueError):
         """What is wrong with it."""
 
 
-def load_messages(messages: Sequence[Message]) -> list[ModelMessage]:
-    """The agent's messages for a list of AG-UI messages.
+def load_messages(messages: Sequence[Message], *, preserve_file_data: bool = False) -> list[ModelMessage]:
+    """The agent's messages for a list of AG-UI messages (file activities are loaded only with
+    `preserve_file_data`: a client must not hand the model files it claims the model made).
 
     Raises:
         MessageLoadError: a tool message answers a call no earlier assistant message made, or a part's inline
@@ -66,6 +73,9 @@ def load_messages(messages: Sequence[Message]) -> list[ModelMessage]:
     tool_names: dict[str, str] = {}
     for index, message in enumerate(messages):
         try:
+            is_file = isinstance(message, ActivityMessage) and message.activity_type in FILE_ACTIVITY_TYPES
+            if is_file and not preserve_file_data:
+                continue
             _load_message(message, builder, tool_names)
         except MessageLoadError:
             raise
@@ -167,7 +177,7 @@ def _thinking_part(message: ReasoningMessage) -> ThinkingPart:
 
 def _activity_part(message: ActivityMessage) -> FilePart | CompactionPart | None:
     content = message.content
-    if message.activity_type == FILE_ACTIVITY_TYPE:
+    if message.activity_type in FILE_ACTIVITY_TYPES:
         url = content.get('url')
         if not isinstance(url, str):
             raise ValueError(f'an {FILE_ACTIVITY_TYPE!r} activity needs a data URI in `url`')

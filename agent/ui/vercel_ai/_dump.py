@@ -1,9 +1,10 @@
 """Agent messages as UI messages, the shape `useChat` keeps (for sending a stored chat to a page).
 
-The output mirrors what the stream builds: a model response that follows only tool results continues the
-previous assistant message as a new step (`step-start`), and each tool call is one tool part carrying its result,
-error or denial. A call with no result yet is waiting for the user: on AI SDK v6 it is shown as
-`approval-requested`, on v5 as `input-available`.
+A request becomes a system message and/or a user message, and each model response one assistant message (as
+Pydantic AI writes them; `merge_steps` joins a turn's responses into one message of steps, as a stream builds it).
+Each tool call is one tool part carrying its result, error or denial; a call with no result yet is waiting for
+the user: on AI SDK v6 it is shown as `approval-requested`, on v5 as `input-available`. A message's metadata holds
+the application's `metadata` and, under the `pydantic_ai` key, its timestamp.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from agent._parts import (
 )
 from agent._tool_parts import NativeToolCallPart, NativeToolReturnPart, ToolCallPart, ToolReturnPart
 
-from ._utils import dump_provider_metadata, tool_return_output
+from ._utils import dump_message_metadata, dump_provider_metadata, tool_return_output
 from .request_types import (
     FileUIPart,
     ReasoningUIPart,
@@ -43,7 +44,7 @@ from .request_types import (
     UIMessagePart,
 )
 
-__all__ = ('MessageIdFunc', 'dump_ui_messages')
+__all__ = ('MessageIdFunc', 'dump_ui_messages', 'merge_steps')
 
 Role = Literal['system', 'user', 'assistant']
 MessageIdFunc = Callable[[ModelMessage, Role, int], str]
@@ -51,7 +52,9 @@ MessageIdFunc = Callable[[ModelMessage, Role, int], str]
 
 
 def default_message_id(message: ModelMessage, role: Role, index: int) -> str:
-    """A stable id: from the run id when the message has one, otherwise derived from the message's time."""
+    """A stable id: the provider's response id or the run id with the index, else derived from the message's time."""
+    if isinstance(message, ModelResponse) and message.provider_response_id:
+        return f'{message.provider_response_id}-{index}'
     if message.run_id:
         return f'{message.run_id}-{index}'
     stamp = message.timestamp.isoformat() if message.timestamp else ''
@@ -71,23 +74,50 @@ def dump_ui_messages(
                     results[part.tool_call_id] = part
 
     out: list[UIMessage] = []
-    continues_assistant = False
     for message in messages:
         if isinstance(message, ModelRequest):
             system, user = _request_parts(message)
+            # The metadata goes on the request's last UI message only, so loading applies it once.
+            metadata = dump_message_metadata(message) or None
             if system:
-                out.append(UIMessage(id=make_id(message, 'system', len(out)), role='system', parts=system))
+                out.append(
+                    UIMessage(
+                        id=make_id(message, 'system', len(out)),
+                        role='system',
+                        metadata=None if user else metadata,
+                        parts=system,
+                    )
+                )
             if user:
-                out.append(UIMessage(id=make_id(message, 'user', len(out)), role='user', parts=user))
-            # A request of tool results only keeps the assistant's turn going.
-            continues_assistant = not system and not user and bool(out) and out[-1].role == 'assistant'
+                out.append(UIMessage(id=make_id(message, 'user', len(out)), role='user', metadata=metadata, parts=user))
+        elif parts := _response_parts(message, results, sdk_version):
+            out.append(
+                UIMessage(
+                    id=make_id(message, 'assistant', len(out)),
+                    role='assistant',
+                    metadata=dump_message_metadata(message),
+                    parts=parts,
+                )
+            )
+    return out
+
+
+def merge_steps(messages: Sequence[UIMessage]) -> list[UIMessage]:
+    """Consecutive assistant messages joined into one of steps (`step-start` before each), as a stream builds it.
+
+    The joined message keeps the first message's id and the last one's metadata (a stream's one
+    `message-metadata` chunk describes the last response).
+    """
+    out: list[UIMessage] = []
+    for message in messages:
+        if message.role != 'assistant':
+            out.append(message)
             continue
-        parts: list[UIMessagePart] = [StepStartUIPart(), *_response_parts(message, results, sdk_version)]
-        if continues_assistant:
-            out[-1].parts.extend(parts)
+        steps: list[UIMessagePart] = [StepStartUIPart(), *message.parts]
+        if out and out[-1].role == 'assistant':
+            out[-1] = out[-1].model_copy(update={'parts': [*out[-1].parts, *steps], 'metadata': message.metadata})
         else:
-            out.append(UIMessage(id=make_id(message, 'assistant', len(out)), role='assistant', parts=parts))
-        continues_assistant = True
+            out.append(message.model_copy(update={'parts': steps}))
     return out
 
 
@@ -127,6 +157,9 @@ def _response_parts(
     parts: list[UIMessagePart] = []
     for part in message.parts:
         if isinstance(part, TextPart):
+            if parts and isinstance(parts[-1], TextUIPart):
+                parts[-1].text += part.content  # one text part, as the stream shows consecutive text
+                continue
             meta = dump_provider_metadata(
                 id=part.id, provider_name=part.provider_name, provider_details=part.provider_details
             )
@@ -140,12 +173,32 @@ def _response_parts(
             )
             parts.append(ReasoningUIPart(text=part.content, state='done', provider_metadata=meta))
         elif isinstance(part, FilePart):
-            parts.append(FileUIPart(url=part.content.data_uri, media_type=part.content.media_type))
+            meta = dump_provider_metadata(
+                id=part.id, provider_name=part.provider_name, provider_details=part.provider_details
+            )
+            parts.append(
+                FileUIPart(url=part.content.data_uri, media_type=part.content.media_type, provider_metadata=meta)
+            )
         elif isinstance(part, NativeToolCallPart):
-            parts.append(_tool_part(part, native_returns.get(part.tool_call_id), sdk_version, provider_executed=True))
+            parts.append(_native_tool_part(part, native_returns.get(part.tool_call_id), sdk_version))
         elif isinstance(part, ToolCallPart):
-            parts.append(_tool_part(part, results.get(part.tool_call_id), sdk_version, provider_executed=None))
+            parts.append(_tool_part(part, results.get(part.tool_call_id), sdk_version))
     return parts
+
+
+def _native_tool_part(call: NativeToolCallPart, result: NativeToolReturnPart | None, sdk_version: int) -> UIMessagePart:
+    if result is None:
+        return _tool_part(call, None, sdk_version, provider_executed=True)
+    # One tool part stands for the call and its result, so each one's provider fields travel under its own key.
+    meta = dump_provider_metadata(
+        call_meta=dump_provider_metadata(
+            None, id=call.id, provider_name=call.provider_name, provider_details=call.provider_details
+        ),
+        return_meta=dump_provider_metadata(
+            None, provider_name=result.provider_name, provider_details=result.provider_details
+        ),
+    )
+    return _tool_part(call, result, sdk_version, provider_executed=True, call_provider_metadata=meta)
 
 
 def _tool_part(
@@ -153,21 +206,21 @@ def _tool_part(
     result: ToolReturnPart | NativeToolReturnPart | RetryPromptPart | None,
     sdk_version: int,
     *,
-    provider_executed: bool | None,
+    provider_executed: bool = False,
+    call_provider_metadata: dict[str, Any] | None = None,
 ) -> UIMessagePart:
     common: dict[str, Any] = {
         'type': f'tool-{call.tool_name}',
         'tool_call_id': call.tool_call_id,
         'input': _input(call),
         'provider_executed': provider_executed,
-        'call_provider_metadata': dump_provider_metadata(
-            id=call.id, provider_name=call.provider_name, provider_details=call.provider_details
-        ),
+        'call_provider_metadata': call_provider_metadata
+        or dump_provider_metadata(id=call.id, provider_name=call.provider_name, provider_details=call.provider_details),
     }
     if isinstance(result, RetryPromptPart):
         return ToolOutputErrorPart(**common, error_text=result.model_response())
     if result is None:
-        if sdk_version >= 6 and provider_executed is None:
+        if sdk_version >= 6:
             return ToolApprovalRequestedPart(**common, approval=ToolApprovalRequested(id=call.tool_call_id))
         return ToolInputAvailablePart(**common)
     if result.outcome == 'denied':

@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import KW_ONLY, dataclass, field, replace
 from typing import Any, Literal
 
-from agent._env import uuid7
 from agent._events import (
     FunctionToolCallEvent,
     FunctionToolResultEvent,
@@ -34,7 +33,7 @@ from agent.run import AgentRunResultEvent
 from agent.tools import DeferredToolRequests
 from agent.ui._event_stream import AgentDepsT, OutputDataT, UIEventStream
 
-from ._utils import dump_provider_metadata, tool_return_output
+from ._utils import dump_message_metadata, dump_provider_metadata, tool_return_output
 from .request_types import RequestData
 from .response_types import (
     BaseChunk,
@@ -44,6 +43,7 @@ from .response_types import (
     FinishChunk,
     FinishReason,
     FinishStepChunk,
+    MessageMetadataChunk,
     ReasoningDeltaChunk,
     ReasoningEndChunk,
     ReasoningStartChunk,
@@ -90,11 +90,8 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
     sdk_version: Literal[5, 6, 7] = 6
     """The AI SDK major version of the client. 6 and 7 get tool approval and denial chunks; 5 does not."""
     server_message_id: str | None = None
-    """The assistant message's id for the `start` chunk.
-
-    When `None`, a request that continues the chat's last assistant message (an approval answered, a client
-    tool's result sent back) reuses that message's id, so the client keeps adding to it; otherwise a new id.
-    """
+    """The assistant message's id for the `start` chunk; without one the client names the message itself (and an
+    AI SDK client continues its last assistant message when the request answered it, e.g. approvals)."""
 
     _step_open: bool = False
     _finish_reason: FinishReason = None
@@ -114,19 +111,11 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         """One chunk as a Server-Sent Event: `data: <json>` and a blank line."""
         return f'data: {event.encode(self.sdk_version)}\n\n'
 
-    def _response_message_id(self) -> str:
-        if self.server_message_id is not None:
-            return self.server_message_id
-        messages = self.run_input.messages
-        if messages and messages[-1].role == 'assistant':
-            return messages[-1].id
-        return uuid7()
-
     # ----- the message and its steps -----
 
     async def before_stream(self) -> AsyncIterator[BaseChunk]:
         """Opens the assistant message."""
-        yield StartChunk(message_id=self._response_message_id())
+        yield StartChunk(message_id=self.server_message_id)
 
     async def before_response(self) -> AsyncIterator[BaseChunk]:
         """Each model response starts a new step (closing the previous one with its tool results)."""
@@ -144,17 +133,15 @@ class VercelAIEventStream(UIEventStream[RequestData, BaseChunk, AgentDepsT, Outp
         yield DoneChunk()
 
     async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
-        """Records the finish reason and asks for the approvals the run is waiting for."""
+        """Records the model's finish reason, sends the message's metadata and asks for the pending approvals."""
         async for chunk in self._announce_remaining_calls():
             yield chunk
-        output = event.result.output
         native_reason = event.result.response.finish_reason
-        if isinstance(output, DeferredToolRequests):
-            self._finish_reason = 'tool-calls'  # the run waits for the client (approvals, client-side tools)
-        elif native_reason is not None:
+        if native_reason is not None:
             self._finish_reason = _FINISH_REASONS.get(native_reason, 'other')
-        else:
-            self._finish_reason = 'stop'
+        # One metadata chunk per message: the AI SDK merges it into `message.metadata`, as `dump_messages` writes it.
+        yield MessageMetadataChunk(message_metadata=dump_message_metadata(event.result.response))
+        output = event.result.output
         if isinstance(output, DeferredToolRequests) and self.sdk_version >= 6:
             for call in output.approvals:
                 # One approval per call, so the call id is a fine approval id; it comes back in `approval.id`.

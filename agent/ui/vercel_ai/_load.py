@@ -18,7 +18,7 @@ from agent._tool_parts import NativeToolCallPart, NativeToolReturnPart, ToolCall
 from agent.tools import ToolDenied
 from agent.ui._messages_builder import MessagesBuilder
 
-from ._utils import dict_field, load_provider_metadata, string_field
+from ._utils import apply_message_metadata, dict_field, load_provider_metadata, string_field
 from .request_types import (
     DynamicToolOutputAvailablePart,
     DynamicToolOutputDeniedPart,
@@ -53,6 +53,7 @@ def load_ui_messages(messages: Sequence[UIMessage]) -> list[ModelMessage]:
     """The agent messages for a list of UI messages (data, source and step parts carry nothing for the model)."""
     builder = MessagesBuilder()
     for message in messages:
+        count = len(builder.messages)
         if message.role == 'system':
             for part in message.parts:
                 if isinstance(part, TextUIPart):
@@ -64,7 +65,16 @@ def load_ui_messages(messages: Sequence[UIMessage]) -> list[ModelMessage]:
                     UserPromptPart(content[0] if len(content) == 1 and isinstance(content[0], str) else content)
                 )
         else:
+            builder.start_message()  # each assistant message is a response of its own
             _load_assistant(message, builder)
+        if message.metadata is not None and builder.messages:
+            # A request's metadata is on its last UI message; a response's, on the one that made it.
+            target = (
+                builder.messages[-1]
+                if message.role != 'assistant'
+                else builder.messages[min(count, len(builder.messages) - 1)]
+            )
+            apply_message_metadata(target, message.metadata)
     return builder.messages
 
 
@@ -90,6 +100,7 @@ def _load_assistant(message: UIMessage, builder: MessagesBuilder) -> None:
     for part in message.parts:
         if isinstance(part, StepStartUIPart):
             _flush(step_results, builder)
+            builder.start_message()
         elif isinstance(part, TextUIPart):
             meta = load_provider_metadata(part.provider_metadata)
             builder.add(
@@ -131,10 +142,13 @@ def _load_tool_part(part: Any, builder: MessagesBuilder, step_results: list[Tool
     tool_name: str = part.tool_name if part.type == 'dynamic-tool' else part.type.removeprefix('tool-')
     call_id: str = part.tool_call_id
     meta = load_provider_metadata(part.call_provider_metadata)
+    # A native tool's part carries the call's and the result's provider fields apart (see `_dump`).
+    call_meta = dict_field(meta, 'call_meta') or meta
+    return_meta = dict_field(meta, 'return_meta') or {}
     fields: dict[str, Any] = {
-        'id': string_field(meta, 'id'),
-        'provider_name': string_field(meta, 'provider_name'),
-        'provider_details': dict_field(meta, 'provider_details'),
+        'id': string_field(call_meta, 'id'),
+        'provider_name': string_field(call_meta, 'provider_name'),
+        'provider_details': dict_field(call_meta, 'provider_details'),
     }
     args = _args(part.input)
     outcome, content = _result(part)
@@ -143,7 +157,12 @@ def _load_tool_part(part: Any, builder: MessagesBuilder, step_results: list[Tool
         if outcome is not None:
             builder.add(
                 NativeToolReturnPart(
-                    tool_name, content, call_id, outcome=outcome, provider_name=fields['provider_name']
+                    tool_name,
+                    content,
+                    call_id,
+                    outcome=outcome,
+                    provider_name=string_field(return_meta, 'provider_name') or fields['provider_name'],
+                    provider_details=dict_field(return_meta, 'provider_details'),
                 )
             )
         return

@@ -149,12 +149,6 @@ class ToolApprovalRequested(CamelBaseModel):
 
     id: str
     """The approval's id."""
-    descriptor: JSONValue = None
-    """What the client shows the user about the approval."""
-    signature: str | None = None
-    """A signature the server may attach to the approval."""
-    input_schema_input: JSONValue = None
-    """The tool input as the input schema saw it, when it differs from `input`."""
 
 
 class ToolApprovalResponded(CamelBaseModel):
@@ -168,12 +162,6 @@ class ToolApprovalResponded(CamelBaseModel):
     """Whether the user approved the call."""
     reason: str | None = None
     """Why the user approved or denied it (a denial's reason reaches the model)."""
-    descriptor: JSONValue = None
-    """What the client showed the user about the approval."""
-    signature: str | None = None
-    """A signature the server may have attached to the approval."""
-    input_schema_input: JSONValue = None
-    """The tool input as the input schema saw it, when it differs from `input`."""
 
 
 ToolApproval: TypeAlias = ToolApprovalRequested | ToolApprovalResponded
@@ -188,8 +176,6 @@ class _ToolPartBase(BaseUIPart):
     """The tool call's id."""
     title: str | None = None
     """A display title for the call."""
-    tool_metadata: dict[str, JSONValue] | None = None
-    """Metadata about the tool, for display."""
     provider_executed: bool | None = None
     """Whether the provider ran the tool (a native tool) rather than the server."""
     call_provider_metadata: ProviderMetadata | None = None
@@ -205,31 +191,29 @@ class _DynamicToolPart(_ToolPartBase):
     type: Literal['dynamic-tool'] = 'dynamic-tool'
     tool_name: str
     """The tool's name."""
-    dynamic: Literal[False] | None = None
-    """`False` when a static tool part was turned into a dynamic one by the client."""
 
 
 class _InputStreaming(CamelBaseModel):
     state: Literal['input-streaming'] = 'input-streaming'
     input: JSONValue = None
     """The arguments parsed so far."""
-    raw_input: str | None = None
-    """The raw argument text received so far."""
-    input_encoding: Literal['json', 'text'] | None = None
-    """How `raw_input` is encoded."""
+    approval: ToolApproval | None = None
+    """Not used in this state."""
 
 
 class _InputAvailable(CamelBaseModel):
     state: Literal['input-available'] = 'input-available'
     input: JSONValue = None
     """The arguments."""
+    approval: ToolApproval | None = None
+    """Not used in this state."""
 
 
 class _ApprovalRequested(CamelBaseModel):
     state: Literal['approval-requested'] = 'approval-requested'
     input: JSONValue = None
     """The arguments."""
-    approval: ToolApprovalRequested
+    approval: ToolApproval | None = None
     """The pending approval."""
 
 
@@ -237,7 +221,8 @@ class _ApprovalResponded(CamelBaseModel):
     state: Literal['approval-responded'] = 'approval-responded'
     input: JSONValue = None
     """The arguments."""
-    approval: ToolApprovalResponded
+    # Only an answer, so an answer with a non-boolean `approved` is a 422 rather than taken for something else.
+    approval: ToolApprovalResponded | None = None
     """The user's answer; the adapter turns it into `DeferredToolResults`."""
 
 
@@ -247,8 +232,6 @@ class _OutputAvailable(CamelBaseModel):
     """The arguments."""
     output: JSONValue = None
     """The tool's result."""
-    result_provider_metadata: ProviderMetadata | None = None
-    """Provider metadata of the result."""
     preliminary: bool | None = None
     """Whether this is a preliminary result."""
     approval: ToolApprovalResponded | None = None
@@ -263,8 +246,6 @@ class _OutputError(CamelBaseModel):
     """The raw arguments, when they could not be parsed."""
     error_text: str
     """What went wrong."""
-    result_provider_metadata: ProviderMetadata | None = None
-    """Provider metadata of the result."""
     approval: ToolApprovalResponded | None = None
     """The approval the call had, if it needed one."""
 

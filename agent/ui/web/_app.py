@@ -34,10 +34,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from agent._env import uuid7
+from agent.run import AgentRunResultEvent
+from agent.tools import DeferredToolRequests
 from agent.ui._event_hooks import EventT
 from agent.ui._event_stream import UIEventStream
 from agent.ui.vercel_ai import VercelAIAdapter, VercelAIEventStream
+from agent.ui.vercel_ai._dump import merge_steps
 from agent.ui.vercel_ai.request_types import RequestData, SubmitMessage, UIMessage
+from agent.ui.vercel_ai.response_types import BaseChunk
 
 from ._auth import AuthFunc
 from ._backend import (
@@ -147,7 +152,12 @@ def create_chat_app(
         return bytes(body)
 
     def stream_response(run_input: RequestData, request: Request, events: AsyncIterator[NativeEvent]) -> Response:
-        stream = VercelAIEventStream[Any, Any](run_input, accept=request.headers.get('accept'), sdk_version=6)
+        stream = _ChatPageStream(
+            run_input,
+            accept=request.headers.get('accept'),
+            sdk_version=6,
+            server_message_id=_response_message_id(run_input),
+        )
         return stream.streaming_response(_unfinished_when_interrupted(stream, events))
 
     async def post_chat(request: Request) -> Response:
@@ -170,7 +180,7 @@ def create_chat_app(
             return Response(status_code=HTTPStatus.NO_CONTENT)
         # The stream continues the chat's last assistant message when the turn answers approvals, so the `start`
         # chunk must carry that message's id, as the reloaded page knows it from `/messages`.
-        last = VercelAIAdapter.dump_messages(await backend.history(conversation_id, owner))[-1:]
+        last = merge_steps(VercelAIAdapter.dump_messages(await backend.history(conversation_id, owner)))[-1:]
         return stream_response(SubmitMessage(id=conversation_id, messages=last), request, events)
 
     async def post_ag_ui(request: Request) -> Response:
@@ -196,7 +206,7 @@ def create_chat_app(
         history = await backend.history(run_input.thread_id, owner)
         if replay is not None:
             history = up_to_last_prompt(history)
-        snapshot = AGUIAdapter.dump_messages(history)
+        snapshot = AGUIAdapter.dump_messages(history, preserve_file_data=True)  # the server's own history
         reconnect = AGUIReconnectStream(run_input, accept=accept, snapshot=snapshot)
         return reconnect.streaming_response(_unfinished_when_interrupted(reconnect, replay or _no_events()))
 
@@ -208,7 +218,8 @@ def create_chat_app(
     async def chat_messages(request: Request) -> Response:
         owner = await owner_of(request)
         history = await backend.history(request.path_params['conversation_id'], owner)
-        messages: list[UIMessage] = VercelAIAdapter.dump_messages(history)
+        # The page shows a turn as one assistant message of steps, as the turn's stream built it.
+        messages: list[UIMessage] = merge_steps(VercelAIAdapter.dump_messages(history))
         return JSONResponse([m.model_dump(mode='json', by_alias=True, exclude_none=True) for m in messages])
 
     async def inbox(request: Request) -> Response:
@@ -326,3 +337,25 @@ async def _unfinished_when_interrupted(
     async for chunk in stream.transform_stream(until_interrupted()):
         if not interrupted:  # what comes after closes the message and finishes it
             yield chunk
+
+
+def _response_message_id(run_input: RequestData) -> str:
+    """The id of the assistant message a turn's stream writes: the chat's last message when the turn continues it
+    (approvals answered), so the page keeps adding to the message it shows (also after a reload, when it knows the
+    id from `/messages`); a new id otherwise."""
+    messages = run_input.messages
+    if messages and messages[-1].role == 'assistant':
+        return messages[-1].id
+    return uuid7()
+
+
+class _ChatPageStream(VercelAIEventStream[Any, Any]):
+    """The page's stream: every turn that ends names a finish reason, because the page takes a `finish` chunk
+    without one for a stream the server cut off (see `_unfinished_when_interrupted`). The model's reason when it
+    gave one, else `tool-calls` for a turn waiting on the user, else `stop`."""
+
+    async def handle_run_result(self, event: AgentRunResultEvent[Any]) -> AsyncIterator[BaseChunk]:
+        async for chunk in super().handle_run_result(event):
+            yield chunk
+        if self._finish_reason is None:
+            self._finish_reason = 'tool-calls' if isinstance(event.result.output, DeferredToolRequests) else 'stop'

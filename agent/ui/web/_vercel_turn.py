@@ -17,11 +17,10 @@ from agent.tools import DeferredToolApprovalResult, DeferredToolResults, ToolDen
 from agent.ui import _sanitize
 from agent.ui._adapter import DEFAULT_FILE_URL_SCHEMES
 from agent.ui.vercel_ai import VercelAIAdapter
+from agent.ui.vercel_ai._utils import iter_tool_approval_responses
 from agent.ui.vercel_ai.request_types import (
-    DynamicToolApprovalRespondedPart,
     RegenerateMessage,
     RequestData,
-    ToolApprovalRespondedPart,
     UIMessage,
 )
 
@@ -89,11 +88,9 @@ def sanitized_prompt(requests: list[ModelMessage]) -> str | list[UserContent]:
 def _approval_answers(message: UIMessage) -> DeferredToolResults | None:
     """The answers in an assistant message's tool parts; a denial's reason is what the model is told."""
     approvals: dict[str, bool | DeferredToolApprovalResult] = {}
-    for part in message.parts:
-        if isinstance(part, ToolApprovalRespondedPart | DynamicToolApprovalRespondedPart):
-            answer = part.approval
-            if answer.approved:
-                approvals[part.tool_call_id] = True
-            else:
-                approvals[part.tool_call_id] = ToolDenied(answer.reason) if answer.reason else False
+    for tool_call_id, answer in iter_tool_approval_responses([message]):
+        if answer.approved:
+            approvals[tool_call_id] = True
+        else:
+            approvals[tool_call_id] = ToolDenied(answer.reason) if answer.reason else False
     return DeferredToolResults(approvals=approvals) if approvals else None
