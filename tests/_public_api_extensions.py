@@ -228,6 +228,30 @@ EXTENSION_API: dict[str, set[str]] = {
         'GEMINI_BASE_URL',
         'GoogleProvider',
     },
+    'agent.providers.cerebras': {
+        'CEREBRAS_BASE_URL',
+        'CerebrasProvider',
+    },
+    'agent.providers.openrouter': {
+        'OPENROUTER_BASE_URL',
+        'OpenRouterProvider',
+    },
+    'agent.models.cerebras': {
+        'CerebrasModel',
+        'CerebrasModelName',
+        'CerebrasModelSettings',
+    },
+    'agent.models.openrouter': {
+        'OpenRouterModel',
+        'OpenRouterModelSettings',
+        'OpenRouterProviderConfig',
+        'OpenRouterReasoning',
+        'OpenRouterTransforms',
+        'OpenRouterUsageConfig',
+    },
+    'agent.profiles.deepseek': {
+        'deepseek_model_profile',
+    },
     'agent.capabilities.abstract': {
         'AbstractCapability',
         'AgentNode',

@@ -31,6 +31,8 @@ _PROVIDER_MODULES: dict[str, str] = {
     'anthropic': 'agent.models.anthropic',
     'google': 'agent.models.google',
     'google-gla': 'agent.models.google',
+    'cerebras': 'agent.models.cerebras',
+    'openrouter': 'agent.models.openrouter',
 }
 """The module that registers each provider's factory when imported."""
 

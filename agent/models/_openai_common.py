@@ -60,8 +60,12 @@ def openai_profile(model_name: str, provider: Provider, *, native_tools: frozens
 
     Compatible servers decide for themselves which parameters they honour, so a model behind another base URL is
     assumed able to think (and to be told not to); OpenAI itself rejects a reasoning effort for models that do
-    not reason.
+    not reason. A provider that knows its models (Cerebras, OpenRouter) gives the profile through its
+    `model_profile`.
     """
+    own_profile = getattr(provider, 'model_profile', None)
+    if callable(own_profile):
+        return cast(ModelProfile, own_profile(model_name))
     profile = replace(
         openai_model_profile(model_name),
         supports_image_output='image_generation' in native_tools,

@@ -4,7 +4,9 @@
 Provider                      base URL, API key, HTTP client
 ├── OpenAIProvider            agent.providers.openai     OPENAI_API_KEY, OPENAI_BASE_URL
 ├── AnthropicProvider         agent.providers.anthropic  ANTHROPIC_API_KEY
-└── GoogleProvider            agent.providers.google     GEMINI_API_KEY or GOOGLE_API_KEY
+├── GoogleProvider            agent.providers.google     GEMINI_API_KEY or GOOGLE_API_KEY
+├── CerebrasProvider          agent.providers.cerebras   CEREBRAS_API_KEY
+└── OpenRouterProvider        agent.providers.openrouter OPENROUTER_API_KEY
 ```
 
 Models take a provider instance or its name (`OpenAIChatModel('gpt-5.2', provider='openai')`); a name builds
@@ -38,4 +40,15 @@ def infer_provider(name: str) -> Provider:
         from .google import GoogleProvider
 
         return GoogleProvider()
-    raise UserError(f'Unknown provider {name!r}: use "openai", "anthropic" or "google", or pass a Provider instance.')
+    if name == 'cerebras':
+        from .cerebras import CerebrasProvider
+
+        return CerebrasProvider()
+    if name == 'openrouter':
+        from .openrouter import OpenRouterProvider
+
+        return OpenRouterProvider()
+    raise UserError(
+        f'Unknown provider {name!r}: use "openai", "anthropic", "google", "cerebras" or "openrouter", '
+        'or pass a Provider instance.'
+    )
