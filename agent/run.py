@@ -230,7 +230,7 @@ class AgentRun(Generic[DepsT, OutputT]):
     async def _iterate(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         if isinstance(self._next_node, End):
             return  # the run hooks answered without running the graph (a `wrap_run` that short-circuits)
-        if self._deps.capability.has_wrap_node_run:
+        if _wraps_nodes(self._deps.capability):
             warnings.warn(
                 "`async for node in run` runs the nodes without the capabilities' `wrap_node_run` hooks (and the "
                 'other node hooks); drive the run with `await run.next(node)` to have them run.',
@@ -317,3 +317,15 @@ class AgentRun(Generic[DepsT, OutputT]):
         if request is None:
             return result
         return ModelRequestNode(request)
+
+
+def _wraps_nodes(capability: Any) -> bool:
+    """Whether a capability wraps nodes in a way that iterating with `async for` (which skips node hooks) loses.
+
+    `Instrumentation` is left out: its node wrapping only keeps the run span current, which the steps of an
+    iterated run already have (they run in the context the run hooks set up).
+    """
+    from .capabilities import Instrumentation
+    from .capabilities._ordering import collect_leaves
+
+    return any(leaf.has_wrap_node_run and not isinstance(leaf, Instrumentation) for leaf in collect_leaves(capability))

@@ -64,7 +64,12 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
 
     def __post_init__(self) -> None:
         # Functions are accepted wherever capabilities are (`Agent(capabilities=[...])`, `run(capabilities=...)`).
-        self.capabilities = as_capabilities(self.capabilities)
+        # A nested combination is spread into this one, so its parts are ordered as siblings of the others.
+        self.capabilities = [
+            part
+            for cap in as_capabilities(self.capabilities)
+            for part in (cap.capabilities if isinstance(cap, CombinedCapability) else [cap])
+        ]
         if any(leaf.get_ordering() is not None for cap in self.capabilities for leaf in collect_leaves(cap)):
             self.capabilities = sort_capabilities(self.capabilities)
 

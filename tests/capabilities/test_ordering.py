@@ -68,10 +68,14 @@ def test_contradicting_constraints_are_a_user_error() -> None:
         CombinedCapability([a, b, first, second])
 
 
-def test_a_container_is_placed_by_the_constraints_of_its_leaves() -> None:
-    inner = CombinedCapability([Plain('x'), Audit()])
-    combined = CombinedCapability([Plain('y'), inner])
-    assert combined.capabilities[0] is inner
+def test_a_nested_combination_is_spread_and_a_wrapper_is_placed_by_its_leaves() -> None:
+    x, audit, y = Plain('x'), Audit(), Plain('y')
+    combined = CombinedCapability([y, CombinedCapability([x, audit])])
+    assert combined.capabilities == [audit, y, x]
+    assert combined.capabilities[1] is y
+
+    wrapper = WrapperCapability(wrapped=CombinedCapability([Plain('z'), Audit()]))
+    assert CombinedCapability([Plain('w'), wrapper]).capabilities[0] is wrapper
 
 
 def test_apply_visits_leaves_and_a_wrapper_stands_for_the_leaf_it_wraps() -> None:
