@@ -91,6 +91,7 @@ class AbstractAgent(ABC, Generic[AgentDepsT, OutputDataT]):
         builtin_tools: Sequence[Any] | None = None,
         event_stream_handler: Callable[[Any, Any], Any] | None = None,
         spec: AgentSpec | dict[str, Any] | None = None,
+        retries: int | dict[str, int] | None = None,
     ) -> AbstractAsyncContextManager[AgentRun[AgentDepsT, Any]]:
         """Start a run to drive node by node: `async with agent.iter(prompt) as agent_run: ...`."""
         raise NotImplementedError

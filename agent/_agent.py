@@ -260,6 +260,7 @@ class Agent(
         builtin_tools: Sequence[Any] | None = None,
         event_stream_handler: EventStreamHandler | None = None,
         spec: AgentSpec | dict[str, Any] | None = None,
+        retries: int | AgentRetries | dict[str, int] | None = None,
     ) -> AsyncGenerator[AgentRun[AgentDepsT, Any], None]:
         """Start a run and drive it node by node.
 
@@ -273,10 +274,19 @@ class Agent(
 
         A `spec` (`AgentSpec` or its dict form) adds to the agent's configuration for this run: its model is used
         if none is given, its instructions, capabilities, model settings and metadata are added.
+
+        `retries` sets this run's output retry budget (an int, or `{'output': n}`), ahead of the spec's and the
+        agent's; `override(retries=...)` still wins over it. Tool budgets belong to the agent and its tools.
+
+        Raises:
+            UserError: for tool retries in `retries`.
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
+        output_retries = _run_output_retries(retries)
         if (resolved := resolve_spec(spec)) is not None:
+            if output_retries is None:
+                output_retries = resolved.output_retries
             model = model if model is not None else resolved.model
             if resolved.instructions:
                 instructions = [*flatten_instructions(instructions), *resolved.instructions]
@@ -296,6 +306,8 @@ class Agent(
             metadata = None
         if self._is_overridden('model_settings'):
             model_settings = None
+        if self._is_overridden('output_retries'):
+            output_retries = None
         setup = RunSetup(
             agent=self,
             user_prompt=user_prompt,
@@ -314,6 +326,7 @@ class Agent(
             capabilities=capabilities,
             builtin_tools=builtin_tools,
             event_stream_handler=event_stream_handler or self._event_stream_handler,
+            output_retries=output_retries,
         )
         captured = claim_capture()
         async with build_run(setup) as agent_run:
@@ -496,3 +509,17 @@ class Agent(
     def __repr__(self) -> str:
         model = self._model.label if isinstance(self._model, Model) else self._model
         return f'Agent(model={model!r}, name={self.name!r})'
+
+def _run_output_retries(retries: int | AgentRetries | dict[str, int] | None) -> int | None:
+    """The output retry budget a run's `retries=` sets, if any.
+
+    Raises:
+        UserError: for tool retries, which a single run cannot change (they are counted per tool across the run).
+    """
+    if retries is None or isinstance(retries, int):
+        return retries
+    if 'tools' in retries:
+        raise UserError(
+            'Per-run `retries` cannot set tool retries: set them on the agent (`retries={"tools": n}`) or the tool.'
+        )
+    return retries.get('output')

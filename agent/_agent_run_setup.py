@@ -64,6 +64,8 @@ class RunSetup:
     capabilities: Sequence[Any] | None
     builtin_tools: Sequence[Any] | None
     event_stream_handler: Callable[[Any, Any], Any] | None
+    output_retries: int | None = None
+    """This run's output retry budget (from `retries=` or the run's spec), if it replaces the agent's."""
 
 
 def _resolve_conversation_id(explicit: str | None, history: Sequence[ModelMessage]) -> str:
@@ -254,7 +256,9 @@ async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]
         model=model,
         run_model_settings=setup.model_settings,
         usage_limits=setup.usage_limits or UsageLimits(),
-        max_output_retries=agent._max_result_retries,  # pyright: ignore[reportPrivateUsage]
+        max_output_retries=(
+            setup.output_retries if setup.output_retries is not None else agent._max_result_retries  # pyright: ignore[reportPrivateUsage]
+        ),
         end_strategy=agent.end_strategy,
         output_schema=output_schema,
         output_validators=list(agent._output_validators),  # pyright: ignore[reportPrivateUsage]

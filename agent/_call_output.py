@@ -11,7 +11,7 @@ from ._events import OutputToolCallEvent, OutputToolResultEvent
 from ._output_pipeline import process_none_output, process_text_output, process_tool_output
 from ._parts import ModelRequest, ModelRequestPart, ModelResponse, RetryPromptPart, ThinkingPart, ToolReturnPart
 from ._unusable_response import check_unusable_response, no_output_message, recover_text
-from .exceptions import ModelRetry
+from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .graph import End
 from .result import FinalResult
 
@@ -54,11 +54,16 @@ async def handle_output_calls(
             continue
         await deps.emit(OutputToolCallEvent(call))
         tool = deps.output_schema.tools[call.tool_name]
-        ctx = output_context(state, deps, tool_call=call, max_retries=tool.max_retries)
+        budget = tool_budget(deps, tool.max_retries)
+        # The output function sees the tool's own retries; the output validators see the run's (as on the text path).
+        ctx = output_context(
+            state, deps, tool_call=call, max_retries=budget, retry=state.tool_retries.get(call.tool_name, 0)
+        )
+        validator_ctx = output_context(state, deps, tool_call=call)
         part: ModelRequestPart
         try:
             output = await process_tool_output(
-                tool, call, deps.output_schema, deps.capability, ctx, deps.output_validators
+                tool, call, deps.output_schema, deps.capability, ctx, deps.output_validators, validator_ctx
             )
         except pydantic.ValidationError as exc:
             if final is not None:
@@ -66,17 +71,14 @@ async def handle_output_calls(
             else:
                 errors = exc.errors(include_url=False, include_context=False)
                 part = RetryPromptPart(errors, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-                check_output_retries(state, deps, part.model_response(), max_retries=tool.max_retries)
+                _spend_output_tool_retry(state, deps, call.tool_name, budget, part.model_response())
         except ModelRetry as exc:
-            if final is not None and state.retries >= tool_budget(deps, tool.max_retries):
+            if final is not None and state.tool_retries.get(call.tool_name, 0) >= budget:
                 # No retry left, but the run has its output: the call is answered rather than failing the run.
                 part = ToolReturnPart(call.tool_name, OUTPUT_FAILED, call.tool_call_id)
-            elif final is not None:
-                part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-                state.retries += 1
             else:
                 part = RetryPromptPart(exc.message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)
-                check_output_retries(state, deps, exc.message, max_retries=tool.max_retries)
+                _spend_output_tool_retry(state, deps, call.tool_name, budget, exc.message)
         else:
             if final is None:
                 final = FinalResult(output, call.tool_name, call.tool_call_id)
@@ -84,6 +86,26 @@ async def handle_output_calls(
         parts.append(part)
         await deps.emit(OutputToolResultEvent(part))
     return final
+
+
+def _spend_output_tool_retry(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], tool_name: str, budget: int, error: str
+) -> None:
+    """Count a failed output tool call against that tool's own budget, raising once it is spent.
+
+    Each output tool keeps its own count (in `state.tool_retries`, next to the function tools'), so a tool with a
+    larger `max_retries` is not cut short by another's failures; the run's output retry count goes up too, for
+    the output validators' `ctx.retry`.
+    """
+    used = state.tool_retries.get(tool_name, 0)
+    if used >= budget:
+        from ._unusable_response import check_incomplete_tool_call
+
+        # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
+        check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({budget})', body=error)
+    state.tool_retries[tool_name] = used + 1
+    state.retries += 1
 
 
 def tool_budget(deps: GraphAgentDeps[Any, Any], max_retries: int | None) -> int:
@@ -97,13 +119,17 @@ def output_context(
     *,
     tool_call: ToolCallPart | None = None,
     max_retries: int | None = None,
+    retry: int | None = None,
 ) -> RunContext[Any]:
-    """The context the output hooks, the output function and the output validators see."""
+    """The context the output hooks, the output function and the output validators see.
+
+    By default it carries the run's output retries and budget; an output tool's own are passed in for its function.
+    """
     return deps.run_context(
         state,
         tool_name=tool_call.tool_name if tool_call else None,
         tool_call_id=tool_call.tool_call_id if tool_call else None,
-        retry=state.retries,
+        retry=state.retries if retry is None else retry,
         max_retries=deps.max_output_retries if max_retries is None else max_retries,
     )
 

@@ -38,8 +38,11 @@ async def process_tool_output(
     cap: AbstractCapability[Any],
     ctx: RunContext[Any],
     validators: Sequence[OutputValidator],
+    validator_ctx: RunContext[Any] | None = None,
 ) -> Any:
     """The output an output tool call carries, through the output hooks and the output validators.
+
+    The output validators get `validator_ctx` if given (the run's retry count rather than the tool's), else `ctx`.
 
     Raises:
         pydantic.ValidationError: when the arguments do not match the schema (after the error hooks).
@@ -64,7 +67,7 @@ async def process_tool_output(
         return processor.unwrap(processor.validate(raw, context=ctx.validation_context))
 
     async def process(value: Any) -> Any:
-        return await _validated(await processor.call(processor.rewrap(value), ctx), ctx, validators)
+        return await _validated(await processor.call(processor.rewrap(value), ctx), validator_ctx or ctx, validators)
 
     raw = call.args if call.args is not None else {}
     value = await run_with_output_validate_hooks(cap, ctx, output_context=output_context, output=raw, validate=validate)

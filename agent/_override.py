@@ -256,7 +256,9 @@ class AgentOverrideMixin:
             values.update({k: v for k, v in spec_values.items() if v is not None})
         if isinstance(retries, dict):
             if 'tools' in retries:
-                raise UserError('`override(retries=...)` cannot change tool retries: set them on the agent or tool')
+                raise UserError(
+                    '`agent.override(retries=...)` cannot set tool retries: set them on the agent or the tool.'
+                )
             if 'output' in retries:
                 values['output_retries'] = retries['output']
         elif retries is not UNSET:
