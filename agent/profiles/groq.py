@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agent.models._request_parameters import ModelProfile
 
-__all__ = ('groq_model_profile',)
+__all__ = ('GroqModelProfile', 'groq_model_profile')
+
+
+@dataclass
+class GroqModelProfile(ModelProfile):
+    """The profile type of models served by Groq (Pydantic AI's name for it; it adds no fields here)."""
+
 
 # Qwen 3 reasons and can be told not to; the older reasoning models on Groq always reason.
 _REASONING = ('qwen/qwen3', 'qwen-qwq', 'deepseek-r1', 'llama-4-maverick')

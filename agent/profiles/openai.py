@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from agent.models._request_parameters import ModelProfile
 from agent.settings import ThinkingLevel
 
-__all__ = ('OPENAI_REASONING_EFFORT_MAP', 'openai_model_profile')
+__all__ = ('OPENAI_REASONING_EFFORT_MAP', 'OpenAIModelProfile', 'openai_model_profile')
+
+
+@dataclass
+class OpenAIModelProfile(ModelProfile):
+    """The profile type of OpenAI models (Pydantic AI's name for it; it adds no fields here)."""
+
 
 OPENAI_REASONING_EFFORT_MAP: dict[ThinkingLevel, str] = {
     True: 'medium',

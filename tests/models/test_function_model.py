@@ -193,3 +193,24 @@ def test_agent_info_is_frozen():
 
     with pytest.raises(AttributeError):
         info.instructions = 'changed'  # pyright: ignore[reportAttributeAccessIssue]
+
+
+async def test_a_stream_function_can_yield_whole_native_tool_calls_and_results():
+    from agent import Agent
+    from agent.messages import ModelResponse, NativeToolCallPart, NativeToolReturnPart
+    from agent.models.function import BuiltinToolCallsReturns
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | BuiltinToolCallsReturns]:
+        yield {0: NativeToolCallPart('web_search', {'query': 'x'}, 'ws1', provider_name='function')}
+        yield {1: NativeToolReturnPart('web_search', {'hits': 1}, 'ws1', provider_name='function')}
+        yield 'Found one.'
+
+    async with Agent(FunctionModel(stream_function=stream)).run_stream('Search') as run:
+        assert await run.get_output() == 'Found one.'
+    response = run.all_messages()[-1]
+    assert isinstance(response, ModelResponse)
+    assert [type(part).__name__ for part in response.parts] == [
+        'NativeToolCallPart',
+        'NativeToolReturnPart',
+        'TextPart',
+    ]

@@ -27,7 +27,14 @@ from agent.messages import (
     TextPart,
     ThinkingPart,
 )
-from agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
+from agent.models.function import (
+    AgentInfo,
+    DeltaThinkingCalls,
+    DeltaThinkingPart,
+    DeltaToolCall,
+    DeltaToolCalls,
+    FunctionModel,
+)
 from agent.tools import DeferredToolRequests
 from agent.ui import NativeEvent, StateDeps
 from agent.ui.ag_ui import AGUIAdapter, AGUIEventStream
@@ -200,3 +207,44 @@ async def test_the_check_rejects_one_of_our_streams_with_an_event_removed():
 
     assert client['error'] is not None
     assert 'TEXT_MESSAGE_START' in client['error']
+
+
+async def test_every_event_is_stamped_and_a_thinking_part_is_one_reasoning_block_with_one_id():
+    async def think(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str | DeltaThinkingCalls]:
+        yield {0: DeltaThinkingPart(content='Hmm.', signature='sig')}
+        yield 'Done.'
+
+    events = await run_events(AGUIAdapter(Agent(FunctionModel(stream_function=think)), run_input()))
+    _accepted(events)
+
+    assert all(isinstance(event.timestamp, int) for event in events)
+    reasoning = [e for e in events if e.type.value.startswith('REASONING')]
+    assert [e.type.value for e in reasoning] == [
+        'REASONING_START',
+        'REASONING_MESSAGE_START',
+        'REASONING_MESSAGE_CONTENT',
+        'REASONING_MESSAGE_END',
+        'REASONING_ENCRYPTED_VALUE',
+        'REASONING_END',
+    ]
+    assert len({getattr(e, 'message_id', None) or getattr(e, 'entity_id', None) for e in reasoning}) == 1
+    started = events[0].model_dump(by_alias=True, exclude_none=True)
+    assert 'protocolVersion' not in started
+
+
+async def test_the_deprecated_agent_ag_ui_module_warns_and_run_ag_ui_streams_encoded_events():
+    import importlib
+    import sys
+
+    import pytest
+
+    from agent._warnings import PydanticAIDeprecationWarning
+
+    sys.modules.pop('agent.ag_ui', None)
+    with pytest.warns(PydanticAIDeprecationWarning, match='`agent.ag_ui` module is deprecated'):
+        module = importlib.import_module('agent.ag_ui')
+
+    chunks = [chunk async for chunk in module.run_ag_ui(Agent('test'), run_input())]
+
+    assert chunks[0].startswith('data: {"type":"RUN_STARTED"')
+    assert '"type":"RUN_FINISHED"' in chunks[-1]

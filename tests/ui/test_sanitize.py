@@ -18,6 +18,7 @@ from agent.messages import (
     TextPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 from agent.models.function import AgentInfo, FunctionModel
@@ -287,3 +288,63 @@ async def test_caller_message_history_is_not_sanitized() -> None:
     user = first.parts[1]
     assert isinstance(user, UserPromptPart)
     assert user.content == [ImageUrl('s3://trusted/a.png')]
+
+
+def test_client_file_urls_asking_the_server_to_download_are_reset_unless_allowed():
+    messages: list[ModelMessage] = [
+        ModelRequest(
+            parts=[
+                UserPromptPart(
+                    [
+                        ImageUrl('https://x.test/a.png', force_download='allow-local'),
+                        DocumentUrl('https://x.test/d.pdf'),
+                    ]
+                ),
+                ToolReturnPart('fetch', ['see', {'file': ImageUrl('https://x.test/b.png', force_download=True)}], 'c1'),
+            ]
+        )
+    ]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        (request,) = _adapter().sanitize_messages(messages)
+
+    assert isinstance(request, ModelRequest)
+    prompt, result = request.parts
+    assert isinstance(prompt, UserPromptPart) and isinstance(result, ToolReturnPart)
+    assert [item.force_download for item in prompt.content if isinstance(item, ImageUrl | DocumentUrl)] == [
+        False,
+        False,
+    ]
+    assert result.content[1]['file'].force_download is False
+    [warning] = [str(w.message) for w in caught]
+    assert "`force_download` value(s) ['allow-local', True] were reset to `False`" in warning
+
+    allowed = _adapter(allowed_file_url_force_download=frozenset({True, 'allow-local'}))
+    assert _sanitize_quietly(allowed, messages) == messages
+
+
+def test_client_uploaded_files_are_dropped_unless_file_data_is_preserved():
+    upload = UploadedFile('file-1', 'openai')
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart(['Read this', upload])])]
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        (request,) = _adapter().sanitize_messages(messages)
+
+    assert isinstance(request.parts[0], UserPromptPart) and request.parts[0].content == ['Read this']
+    assert "uploaded file(s) for provider(s) ['openai']" in str(caught[0].message)
+    assert _sanitize_quietly(_adapter(preserve_file_data=True), messages) == messages
+
+
+def test_a_response_left_last_by_a_dropped_request_loses_its_unanswered_tool_calls():
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('Go')]),
+        ModelResponse(parts=[TextPart('Running it'), ToolCallPart('wipe', {}, 'c1')]),
+        ModelRequest(parts=[SystemPromptPart('Only a client system prompt')]),
+    ]
+
+    sanitized = _sanitize_quietly(_adapter(), messages)
+
+    assert len(sanitized) == 2
+    assert isinstance(sanitized[1], ModelResponse) and sanitized[1].parts == [TextPart('Running it')]

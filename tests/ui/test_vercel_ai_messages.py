@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from agent.messages import (
     BinaryContent,
@@ -226,3 +227,31 @@ def test_load_reads_part_metadata_stored_under_pydantic_ais_key():
     assert (thinking.id, thinking.signature, thinking.provider_name) == ('rs_1', 'sig', 'openai')
     assert isinstance(text, TextPart)
     assert text.id == 'msg_1'
+
+
+def test_message_timestamps_and_metadata_survive_a_dump_and_load_under_pydantic_ais_key():
+    stamp = datetime(2026, 4, 15, 12, 0, 45, tzinfo=UTC)
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('Hi')], timestamp=stamp, metadata={'app': 1}),
+        ModelResponse(parts=[TextPart('Hello')], timestamp=stamp),
+    ]
+
+    dumped = VercelAIAdapter.dump_messages(history)
+
+    assert dumped[0].metadata == {'app': 1, 'pydantic_ai': {'timestamp': '2026-04-15T12:00:45Z'}}
+    request, response = VercelAIAdapter.load_messages(dumped)
+    assert (request.timestamp, request.metadata, response.timestamp) == (stamp, {'app': 1}, stamp)
+
+
+def test_part_metadata_written_by_earlier_versions_under_durable_agents_still_loads():
+    stored = UIMessage.model_validate(
+        {
+            'id': 'a1',
+            'role': 'assistant',
+            'parts': [{'type': 'text', 'text': 'Hi', 'providerMetadata': {'durable_agents': {'id': 'msg_1'}}}],
+        }
+    )
+
+    (response,) = VercelAIAdapter.load_messages([stored])
+
+    assert response.parts == [TextPart('Hi', id='msg_1')]

@@ -12,6 +12,7 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `GET /api/agents`              | The agents' names                                                         |
 | `GET /api/whoami`              | `{"owner": <the caller's owner id, or null when not authenticated>}`      |
 | `POST /api/ag-ui`              | An AG-UI run (`RunAgentInput`): one turn, or a reconnect (see `_ag_ui_turn`) |
+| `GET /api/health`              | `{"ok": true}`, without authentication (for probes)                        |
 | `GET /`                        | The page (static files built from `agent/ui/web/frontend`)                 |
 
 A conversation that does not exist or is not the caller's is 404 either way; a turn the conversation cannot take
@@ -54,7 +55,7 @@ from ._backend import (
     TurnRejected,
     UnknownAgent,
 )
-from ._hosts import HostCheckMiddleware
+from ._hosts import HostCheckMiddleware, host_patterns
 from ._vercel_turn import BadChatRequest, chat_turn
 
 if TYPE_CHECKING:
@@ -106,12 +107,13 @@ def create_chat_app(
         auth: Returns the caller's owner id or raises `HTTPException(401)`, e.g. `bearer_token_auth(token)`.
             `None` makes every caller the same owner (`'local'`): only for a server that only you can reach.
         allowed_hosts: Host names the app answers besides `localhost` and IP addresses (`*.example.com`
-            allows subdomains); requests for other hosts get 421, which defeats DNS rebinding.
+            allows subdomains, `['*']` any host); requests for other hosts get 421, which defeats DNS rebinding.
         max_body_bytes: Larger request bodies get 413.
         debug: Starlette's debug mode (tracebacks in error responses).
 
     Raises:
         ImportError: Starlette is not installed.
+        UserError: An `allowed_hosts` pattern is malformed.
     """
     try:
         from starlette.applications import Starlette
@@ -125,6 +127,7 @@ def create_chat_app(
             'Please install the `starlette` package to use the chat app, you can use the `ui` optional group — '
             "`pip install 'durable-agents[ui]'`"
         ) from e
+    hosts = host_patterns(allowed_hosts or ())  # a malformed pattern fails here, not at the first request
 
     authenticate: AuthFunc = auth or _local_user
 
@@ -232,6 +235,9 @@ def create_chat_app(
             ]
         )
 
+    async def health(request: Request) -> Response:
+        return JSONResponse({'ok': True})  # for probes: answers without auth, says nothing about the backend
+
     async def whoami(request: Request) -> Response:
         # Answers 200 either way, so the page can find out whether to ask for a token without a failed request
         # (which a browser reports on the console).
@@ -292,11 +298,12 @@ def create_chat_app(
             Route('/api/inbox', inbox, methods=['GET']),
             Route('/api/agents', agents, methods=['GET']),
             Route('/api/whoami', whoami, methods=['GET']),
+            Route('/api/health', health, methods=['GET']),
             Route('/api/ag-ui', post_ag_ui, methods=['POST']),
             Route('/', index, methods=['GET']),
             Mount('/', StaticFiles(directory=STATIC_DIR), name='static'),
         ],
-        middleware=[Middleware(HostCheckMiddleware, allowed_hosts=tuple(allowed_hosts or ()))],
+        middleware=[Middleware(HostCheckMiddleware, allowed_hosts=hosts)],
         exception_handlers={
             HTTPException: on_http_error,
             ConversationNotFound: on_not_found,

@@ -10,6 +10,7 @@ from typing import Any
 import httpx2
 import pytest
 
+from agent.exceptions import UserError
 from agent.messages import PartStartEvent, TextPart
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import (
@@ -185,6 +186,14 @@ async def test_a_body_over_the_limit_is_refused_with_413(backend: InProcessChatB
         ('chat.example.com', ('chat.example.com',), 200),
         ('a.team.example.com', ('*.team.example.com',), 200),
         ('team.example.com.evil.example', ('*.team.example.com',), 421),
+        # Loose spellings that a lenient parser would read as a local name.
+        ('localhost..', (), 421),
+        ('[::1', (), 421),
+        ('evil.example@127.0.0.1', (), 421),
+        ('127.0.0.1/evil.example', (), 421),
+        ('localhost.:8000', (), 200),
+        ('team.example.com', ('*.team.example.com',), 421),
+        ('anything.example', ('*',), 200),
     ],
 )
 async def test_requests_for_unknown_hosts_get_421(
@@ -194,6 +203,40 @@ async def test_requests_for_unknown_hosts_get_421(
     async with client_for(app) as client:
         response = await client.get('/api/agents', headers={**AUTH, 'Host': host})
     assert response.status_code == status
+
+
+async def test_a_refused_host_is_named_in_a_non_sniffable_421_and_health_needs_no_token(
+    backend: InProcessChatBackend,
+):
+    app = create_chat_app(backend, auth=bearer_token_auth(TOKEN))
+    async with client_for(app) as client:
+        refused = await client.get('/api/health', headers={'Host': 'evil.example'})
+        health = await client.get('/api/health')
+    assert refused.status_code == 421
+    assert "'evil.example' is not allowed" in refused.text
+    assert refused.headers['x-content-type-options'] == 'nosniff'
+    assert (health.status_code, health.json()) == (200, {'ok': True})
+
+
+@pytest.mark.parametrize('pattern', ['*.', '*..', '*example.com'])
+def test_a_malformed_allowed_host_pattern_fails_when_the_app_is_made(backend: InProcessChatBackend, pattern: str):
+    with pytest.raises(UserError, match='Invalid `allowed_hosts` pattern'):
+        create_chat_app(backend, allowed_hosts=[pattern])
+
+
+async def test_a_websocket_for_a_refused_host_is_closed_before_it_is_accepted(backend: InProcessChatBackend):
+    app = create_chat_app(backend)
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {'type': 'websocket.connect'}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {'type': 'websocket', 'path': '/ws', 'headers': [(b'host', b'evil.example')], 'query_string': b''}
+    await app(scope, receive, send)  # pyright: ignore[reportArgumentType]
+    assert sent == [{'type': 'websocket.close', 'code': 1008}]
 
 
 async def test_resume_is_204_when_no_turn_runs(client: httpx2.AsyncClient):
