@@ -311,7 +311,8 @@ def test_client_file_urls_asking_the_server_to_download_are_reset_unless_allowed
 
     assert isinstance(request, ModelRequest)
     prompt, result = request.parts
-    assert isinstance(prompt, UserPromptPart) and isinstance(result, ToolReturnPart)
+    assert isinstance(prompt, UserPromptPart)
+    assert isinstance(result, ToolReturnPart)
     assert [item.force_download for item in prompt.content if isinstance(item, ImageUrl | DocumentUrl)] == [
         False,
         False,
@@ -332,7 +333,8 @@ def test_client_uploaded_files_are_dropped_unless_file_data_is_preserved():
         warnings.simplefilter('always')
         (request,) = _adapter().sanitize_messages(messages)
 
-    assert isinstance(request.parts[0], UserPromptPart) and request.parts[0].content == ['Read this']
+    assert isinstance(request.parts[0], UserPromptPart)
+    assert request.parts[0].content == ['Read this']
     assert "uploaded file(s) for provider(s) ['openai']" in str(caught[0].message)
     assert _sanitize_quietly(_adapter(preserve_file_data=True), messages) == messages
 
@@ -347,4 +349,5 @@ def test_a_response_left_last_by_a_dropped_request_loses_its_unanswered_tool_cal
     sanitized = _sanitize_quietly(_adapter(), messages)
 
     assert len(sanitized) == 2
-    assert isinstance(sanitized[1], ModelResponse) and sanitized[1].parts == [TextPart('Running it')]
+    assert isinstance(sanitized[1], ModelResponse)
+    assert sanitized[1].parts == [TextPart('Running it')]
