@@ -29,6 +29,7 @@ from ._override import AgentOverrideMixin, merge_metadata, resolve_spec
 from ._parts import ModelMessage, SystemPromptPart
 from ._run_context import RunContext
 from ._spec import AgentSpec
+from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, normalize_to_limiter
 from .exceptions import UserError
 from .graph import End
 from .models import Model, infer_model
@@ -121,6 +122,7 @@ class Agent(
         validation_context: Any = None,
         instrument: InstrumentationSettings | bool | None = None,
         history_processors: Sequence[Callable[..., Any]] | None = None,
+        max_concurrency: AnyConcurrencyLimit = None,
     ) -> None:
         self._override_var = ContextVar('agent_override', default=None)
         if model is None or defer_model_check or isinstance(model, Model):
@@ -159,6 +161,8 @@ class Agent(
         self._event_stream_handler = event_stream_handler
         self._validation_context = validation_context
         self._capabilities: list[Any] = list(capabilities or [])
+        # Runs of this agent wait for (and hold) a slot of this limiter; share one limiter to bound several agents.
+        self._concurrency_limiter: AbstractConcurrencyLimiter | None = normalize_to_limiter(max_concurrency)
         if history_processors:
             from .capabilities import HistoryProcessor
 

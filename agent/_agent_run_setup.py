@@ -27,6 +27,7 @@ from ._ports import RunPorts, current_ports
 from ._run_context import PendingMessage, RunContext
 from .capabilities import CombinedCapability, run_with_run_hooks
 from .capabilities._instrumentation import instrumentation_for_run
+from .concurrency import limiter_slot
 from .exceptions import UserError
 from .output import OutputSchema
 from .run import AgentRun, AgentRunResult
@@ -211,7 +212,19 @@ def _refuse_forced_tool_choice(*layers: Any) -> None:
 
 @asynccontextmanager
 async def build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
-    """Set up a run and yield it, ready to be driven."""
+    """Set up a run and yield it, ready to be driven.
+
+    With `Agent(max_concurrency=...)` the run first waits for a slot of the agent's limiter and holds it until the
+    run is left.
+    """
+    agent = setup.agent
+    limiter = agent._concurrency_limiter  # pyright: ignore[reportPrivateUsage]
+    async with limiter_slot(limiter, f'agent:{agent.name or "agent"}'), _build_run(setup) as agent_run:
+        yield agent_run
+
+
+@asynccontextmanager
+async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None]:
     agent = setup.agent
     model = agent._resolve_model(setup.model)  # pyright: ignore[reportPrivateUsage]
     _refuse_forced_tool_choice(model.settings, agent.model_settings, setup.model_settings)

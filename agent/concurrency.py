@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import anyio
+from opentelemetry.trace import Tracer, get_tracer
 
 from .exceptions import ConcurrencyLimitExceeded, UserError
 
@@ -74,13 +75,21 @@ class ConcurrencyLimit:
 class ConcurrencyLimiter(AbstractConcurrencyLimiter):
     """An in-process limiter: `max_running` slots and an optional bound on the waiters."""
 
-    def __init__(self, max_running: int, *, max_queued: int | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        max_running: int,
+        *,
+        max_queued: int | None = None,
+        name: str | None = None,
+        tracer: Tracer | None = None,
+    ) -> None:
         """Create a limiter.
 
         Args:
             max_running: The most operations running at once.
             max_queued: The most operations waiting for a slot; `None` means no bound.
             name: A name for errors and logs, useful when the limiter is shared.
+            tracer: The OpenTelemetry tracer for the spans recording a wait (the global one if not given).
 
         Raises:
             UserError: `max_running` is below 1 or `max_queued` is negative.
@@ -92,17 +101,24 @@ class ConcurrencyLimiter(AbstractConcurrencyLimiter):
         self._max_running = max_running
         self._max_queued = max_queued
         self._name = name
+        self._tracer = tracer
         self._running = 0
         # Waiters in arrival order; `release` hands its slot straight to the first one, so a slot is never
         # taken by a newcomer while someone is waiting.
         self._waiters: deque[anyio.Event] = deque()
 
     @classmethod
-    def from_limit(cls, limit: int | ConcurrencyLimit, *, name: str | None = None) -> ConcurrencyLimiter:
+    def from_limit(
+        cls, limit: int | ConcurrencyLimit, *, name: str | None = None, tracer: Tracer | None = None
+    ) -> ConcurrencyLimiter:
         """A limiter for `limit`: a number of running operations, or a `ConcurrencyLimit`."""
         if isinstance(limit, int):
-            return cls(limit, name=name)
-        return cls(limit.max_running, max_queued=limit.max_queued, name=name)
+            return cls(limit, name=name, tracer=tracer)
+        return cls(limit.max_running, max_queued=limit.max_queued, name=name, tracer=tracer)
+
+    def _get_tracer(self) -> Tracer:
+        # Looked up at each wait rather than at construction, so a tracer provider set up later is used.
+        return self._tracer if self._tracer is not None else get_tracer('agent')
 
     @property
     def name(self) -> str | None:
@@ -146,8 +162,21 @@ class ConcurrencyLimiter(AbstractConcurrencyLimiter):
             )
         granted = anyio.Event()
         self._waiters.append(granted)
+        # Only a wait gets a span: it shows where a run stood still, and a free slot costs nothing worth tracing.
+        attributes: dict[str, str | int] = {
+            'source': source,
+            'waiting_count': len(self._waiters),
+            'max_running': self._max_running,
+        }
+        if self._name is not None:
+            attributes['limiter_name'] = self._name
+        if self._max_queued is not None:
+            attributes['max_queued'] = self._max_queued
         try:
-            await granted.wait()
+            with self._get_tracer().start_as_current_span(
+                f'waiting for {self._name or source} concurrency', attributes=attributes
+            ):
+                await granted.wait()
         except BaseException:
             # Cancelled while waiting: leave the queue, or pass on a slot that was handed over meanwhile.
             if granted.is_set():

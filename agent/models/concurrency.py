@@ -31,6 +31,11 @@ class ConcurrencyLimitedModel(WrapperModel):
         self.limiter: AbstractConcurrencyLimiter | None = normalize_to_limiter(limiter, name=self.wrapped.model_name)
         """The limiter requests wait on (`None`: no limit)."""
 
+    @property
+    def _limiter(self) -> AbstractConcurrencyLimiter | None:
+        # Pydantic AI's name for `limiter`, which code written against it reads.
+        return self.limiter
+
     async def request(
         self,
         messages: list[ModelMessage],
