@@ -63,8 +63,8 @@ class XSearch(BuiltinOrLocalTool[AgentDepsT]):
     def __post_init__(self) -> None:
         if self.fallback_model is not None and self.local is not None:
             raise UserError(
-                'XSearch: pass `fallback_model` (an xAI model searching as a subagent) or `local` (your own tool), '
-                'not both'
+                'XSearch: cannot specify both `fallback_model` and `local`: pass `fallback_model` for an xAI model '
+                'searching as a subagent, or `local` for your own tool'
             )
         super().__post_init__()
 

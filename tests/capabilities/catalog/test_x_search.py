@@ -23,8 +23,10 @@ async def test_model_without_native_x_search_and_no_fallback_model_is_told_to_se
 
 
 def test_fallback_model_and_local_tool_cannot_both_be_given() -> None:
-    with pytest.raises(UserError, match='not both'):
+    with pytest.raises(UserError, match='cannot specify both `fallback_model` and `local`'):
         XSearch(fallback_model='test', local=lambda query: query)
+    with pytest.raises(UserError, match='cannot specify both `fallback_model` and `local`'):
+        XSearch(fallback_model='test', local=False)
 
 
 def test_handle_filters_need_the_native_tool_unless_a_subagent_applies_them() -> None:
