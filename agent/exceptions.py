@@ -32,6 +32,7 @@ Control-flow signals are `Exception` subclasses so that they travel through user
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
@@ -268,6 +269,10 @@ class ModelAPIError(AgentRunError):
         self.model_name = model_name
         super().__init__(message)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default pickling passes only the message back to `__init__`, which also needs the model name.
+        return type(self), (self.model_name, self.message)
+
 
 class ModelHTTPError(ModelAPIError):
     """A model provider answered with an HTTP error status (4xx or 5xx)."""
@@ -286,6 +291,9 @@ class ModelHTTPError(ModelAPIError):
         self.body = body
         self.retry_after = retry_after
         super().__init__(model_name, f'status_code: {status_code}, model_name: {model_name}, body: {body}')
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return partial(type(self), retry_after=self.retry_after), (self.status_code, self.model_name, self.body)
 
     @property
     def retryable(self) -> bool:
@@ -325,5 +333,7 @@ def _retry_message(part: RetryPromptPart) -> str:
     lines = [f'{len(errors)} validation error{"" if len(errors) == 1 else "s"}{target}']
     for error in errors:
         location = '.'.join(str(item) for item in error['loc']) or '__root__'
-        lines.append(f'{location}\n  {error["msg"]} [type={error["type"]}]')
+        # Like pydantic's own rendering: the offending input is shown when the error carries it.
+        shown_input = f', input_value={error["input"]!r}' if 'input' in error else ''
+        lines.append(f'{location}\n  {error["msg"]} [type={error["type"]}{shown_input}]')
     return '\n'.join(lines)

@@ -11,6 +11,8 @@ from agent.exceptions import (
     ConcurrencyLimitExceeded,
     ContentFilterError,
     IncompleteToolCall,
+    ModelAPIError,
+    ModelHTTPError,
     ToolRetryError,
     UnexpectedModelBehavior,
 )
@@ -52,7 +54,26 @@ def test_tool_retry_error_summarizes_validation_errors() -> None:
         [{'type': 'missing', 'loc': ('city',), 'msg': 'Field required', 'input': {}}], tool_name='weather'
     )
 
-    assert str(ToolRetryError(part)) == "1 validation error for 'weather'\ncity\n  Field required [type=missing]"
+    assert str(ToolRetryError(part)) == (
+        "1 validation error for 'weather'\ncity\n  Field required [type=missing, input_value={}]"
+    )
+
+
+def test_tool_retry_error_summary_leaves_out_an_input_the_error_does_not_carry() -> None:
+    part = RetryPromptPart([{'type': 'missing', 'loc': ('city',), 'msg': 'Field required'}], tool_name='weather')  # pyright: ignore[reportArgumentType]
+
+    assert str(ToolRetryError(part)).endswith('Field required [type=missing]')
+
+
+def test_model_api_and_http_errors_survive_pickling() -> None:
+    api = pickle.loads(pickle.dumps(ModelAPIError('gpt-x', 'connection reset')))
+    assert (type(api), api.model_name, api.message) == (ModelAPIError, 'gpt-x', 'connection reset')
+
+    http = pickle.loads(pickle.dumps(ModelHTTPError(429, 'gpt-x', {'error': 'slow down'}, retry_after=2.5)))
+    assert type(http) is ModelHTTPError
+    assert (http.status_code, http.model_name, http.retry_after) == (429, 'gpt-x', 2.5)
+    assert http.body == {'error': 'slow down'}
+    assert str(http) == str(ModelHTTPError(429, 'gpt-x', {'error': 'slow down'}))
 
 
 def test_tool_retry_error_survives_pickling() -> None:
