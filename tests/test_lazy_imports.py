@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import socket
 import subprocess
 import sys
 from types import ModuleType
@@ -21,6 +22,9 @@ from workflows._cli._parser import Handler, build_parser, parse
 
 HEAVY = ('activities', 'agent', 'httpx2', 'mcp', 'opentelemetry', 'pydantic', 'temporalio', 'worker')
 """Top-level packages that a command line is parsed without."""
+
+SERVING = ('starlette', 'uvicorn', 'worker', 'workflows.chat.__main__', 'workflows.chat._backend')
+"""Modules of the commands that serve (a worker, the chat page), which the others never need."""
 
 COMMAND_LINES = (
     ('worker', '--agents', 'myapp.agents:support', '--dev'),
@@ -56,6 +60,22 @@ print(' '.join(sorted({{name.partition('.')[0] for name in sys.modules}} & set({
 """
     done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+    assert done.stdout == '\n'
+
+
+def test_a_command_that_talks_to_a_server_loads_neither_the_worker_nor_the_chat_server() -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the command fails to connect, as it would for real
+        probe.bind(('127.0.0.1', 0))
+        address = f'127.0.0.1:{probe.getsockname()[1]}'
+    script = f"""
+import sys
+from workflows.cli import run
+assert run(['status', 'no-such-run', '--address', {address!r}]) == 1
+print(' '.join(sorted(name for name in sys.modules if name in {SERVING!r})))
+"""
+    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert 'No Temporal server answers' in done.stderr
     assert done.stdout == '\n'
 
 
