@@ -255,11 +255,13 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         conversation_id=state.conversation_id,
         pending_messages=pending,
     )
-    capability = await CombinedCapability(capability_list).for_run(base_ctx)
     metadata = {
         **(await _metadata(agent._metadata, base_ctx) or {}),  # pyright: ignore[reportPrivateUsage]
         **(await _metadata(setup.metadata, base_ctx) or {}),
     }
+    # Capabilities building their per-run instance see the run's resolved metadata.
+    base_ctx.metadata = metadata or None
+    capability = await CombinedCapability(capability_list).for_run(base_ctx)
     toolset = await assemble_toolset(agent, capability, setup.toolsets).for_run(base_ctx)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,

@@ -89,3 +89,19 @@ async def test_capability_instructions_decorator_works_with_and_without_parenthe
 
     await Agent(FunctionModel(respond), capabilities=[cap]).run('go')
     assert seen == ['First rule.\n\nSecond rule.']
+
+
+async def test_for_run_sees_the_runs_ids_and_resolved_metadata() -> None:
+    seen: dict[str, Any] = {}
+
+    @dataclass
+    class Capture(AbstractCapability[Any]):
+        async def for_run(self, ctx: RunContext[Any]) -> Capture:
+            seen.update(run_id=ctx.run_id, conversation_id=ctx.conversation_id, metadata=ctx.metadata)
+            return self
+
+    def metadata(ctx: RunContext[None]) -> dict[str, Any]:
+        return {'conversation': ctx.conversation_id}
+
+    result = await Agent(TestModel(), capabilities=[Capture()]).run('go', conversation_id='c-1', metadata=metadata)
+    assert seen == {'run_id': result.run_id, 'conversation_id': 'c-1', 'metadata': {'conversation': 'c-1'}}
