@@ -94,7 +94,8 @@ def test_yaml_and_json_spec_files_load(tmp_path: Path) -> None:
 
 def test_unknown_capability_names_the_capability() -> None:
     with pytest.raises(
-        UserError, match=r"Capability 'RateLimitt' is not in the provided `custom_capability_types`. Valid choices: .*RateLimit"
+        UserError,
+        match=r"Capability 'RateLimitt' is not in the provided `custom_capability_types`\. Valid choices: .*RateLimit",
     ):
         Agent.from_spec(AgentSpec(model='test', capabilities=['RateLimitt']), custom_capability_types=[RateLimit])
 

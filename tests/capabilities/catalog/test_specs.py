@@ -45,7 +45,7 @@ def test_every_spec_capable_built_in_loads_from_a_yaml_file(tmp_path: Path) -> N
 
 @pytest.mark.parametrize('name', ['Hooks', 'PrepareTools', 'Toolset', 'HistoryProcessor', 'ThreadExecutor'])
 def test_built_ins_taking_python_objects_are_not_loadable_from_specs(name: str) -> None:
-    with pytest.raises(UserError, match=rf"Capability '{name}' is not in the provided `custom_capability_types`. Valid choices: "):
+    with pytest.raises(UserError, match=rf"Capability '{name}' is not in the provided `custom_capability_types`"):
         Agent.from_spec(AgentSpec(model='test', capabilities=[name]))
 
 
