@@ -138,6 +138,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     prepare_output_tools: Callable[..., Any] | None = None
     validation_context: Any = None
     event_sink: EventSink | None = None
+    recompute_metadata: Callable[[RunContext[Any]], Awaitable[dict[str, Any] | None]] | None = None
+    """Set when the metadata comes from a function: it is computed again when the run ends, from the final state."""
     tool_manager: ToolManager[DepsT] | None = None
     last_max_tokens: int | None = None
 

@@ -255,10 +255,15 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         conversation_id=state.conversation_id,
         pending_messages=pending,
     )
-    metadata = {
-        **(await _metadata(agent._metadata, base_ctx) or {}),  # pyright: ignore[reportPrivateUsage]
-        **(await _metadata(setup.metadata, base_ctx) or {}),
-    }
+
+    async def compute_metadata(ctx: RunContext[Any]) -> dict[str, Any] | None:
+        merged = {
+            **(await _metadata(agent._metadata, ctx) or {}),  # pyright: ignore[reportPrivateUsage]
+            **(await _metadata(setup.metadata, ctx) or {}),
+        }
+        return merged or None
+
+    metadata = await compute_metadata(base_ctx)
     # Capabilities building their per-run instance see the run's resolved metadata.
     base_ctx.metadata = metadata or None
     capability = await CombinedCapability(capability_list).for_run(base_ctx)
@@ -288,7 +293,10 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         settings_layers=[model.settings, agent.model_settings, capability.get_model_settings()],
         native_tools=[*agent._native_tools, *capability.get_builtin_tools(), *(setup.builtin_tools or [])],  # pyright: ignore[reportPrivateUsage]
         ports=current_ports(),
-        metadata=metadata or None,
+        metadata=metadata,
+        recompute_metadata=(
+            compute_metadata if callable(agent._metadata) or callable(setup.metadata) else None  # pyright: ignore[reportPrivateUsage]
+        ),
         pending_messages=pending,
         deferred_tool_results=setup.deferred_tool_results,
         prepare_output_tools=agent._prepare_output_tools,  # pyright: ignore[reportPrivateUsage]

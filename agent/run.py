@@ -194,6 +194,24 @@ class AgentRun(Generic[DepsT, OutputT]):
         """The messages produced by this run so far."""
         return self.all_messages()[self._deps.new_message_index :]
 
+    def all_messages_json(self) -> bytes:
+        """`all_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.all_messages())
+
+    def new_messages_json(self) -> bytes:
+        """`new_messages()` as JSON."""
+        return ModelMessagesTypeAdapter.dump_json(self.new_messages())
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+        return self._state.run_id
+
+    @property
+    def conversation_id(self) -> str:
+        """The conversation's id (shared by the runs that continue one conversation)."""
+        return self._state.conversation_id
+
     @property
     def usage(self) -> _CallableRunUsage:
         """Usage so far (a copy; `usage()`, the older call form, gives the same)."""
@@ -263,6 +281,9 @@ class AgentRun(Generic[DepsT, OutputT]):
         self._next_node = result
         bind_node(result, self._state, self._deps)
         if isinstance(result, End):
+            if self._deps.recompute_metadata is not None:
+                # Metadata computed by a function describes the run as it ended (its usage, messages, ...).
+                self._deps.metadata = await self._deps.recompute_metadata(self._deps.run_context(self._state))
             final = result.data
             run_result = AgentRunResult(
                 final.output,
