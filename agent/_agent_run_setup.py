@@ -84,7 +84,7 @@ def _output_schema(setup: RunSetup) -> OutputSchema:
     if setup.output_type is None:
         return agent._output_schema  # pyright: ignore[reportPrivateUsage]
     if agent._output_validators:  # pyright: ignore[reportPrivateUsage]
-        raise UserError('A custom output_type cannot be used when the agent has output validators.')
+        raise UserError('Cannot set a custom run `output_type` when the agent has output validators')
     return OutputSchema.build(setup.output_type)
 
 

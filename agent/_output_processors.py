@@ -308,7 +308,9 @@ class TextFunctionProcessor:
         self._function = function_schema(function, GenerateToolJsonSchema)
         properties: dict[str, Any] = self._function.json_schema.get('properties', {})
         if len(properties) != 1 or next(iter(properties.values())).get('type') != 'string':
-            raise UserError('TextOutput needs a function taking a single `str` argument (after an optional RunContext)')
+            raise UserError(
+                'TextOutput must take a function taking a single `str` argument (after an optional RunContext)'
+            )
         self._argument = next(iter(properties))
 
     @property
@@ -354,7 +356,11 @@ def inline_defs(json_schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(ref, str) and ref.startswith('#/$defs/'):
             key = ref.removeprefix('#/$defs/')
             if key in seen:
-                raise UserError(f'StructuredDict does not support recursive schemas ({key!r} refers to itself)')
+                raise UserError(
+                    '`StructuredDict` does not currently support recursive `$ref`s and `$defs`. '
+                    f'See https://github.com/pydantic/pydantic/issues/12145 for more information. ({key!r} refers '
+                    'to itself.)'
+                )
             rest = {k: v for k, v in mapping.items() if k != '$ref'}
             return {**resolve(defs.get(key, {}), (*seen, key)), **resolve(rest, seen)}
         return {k: resolve(v, seen) for k, v in mapping.items() if k != '$defs'}

@@ -217,9 +217,10 @@ def StructuredDict(
     Raises:
         UserError: if the schema is not an object schema, or is recursive.
     """
-    if json_schema.get('type') != 'object':
-        raise UserError("StructuredDict needs an object JSON schema ({'type': 'object', ...})")
+    # Inlined first: a schema whose root is a `$ref` to an object definition is an object schema too.
     schema = inline_defs(json_schema) if '$defs' in json_schema else dict(json_schema)
+    if schema.get('type') != 'object':
+        raise UserError("StructuredDict needs an object JSON schema ({'type': 'object', ...})")
     if name:
         schema['title'] = name
     if description:

@@ -107,7 +107,7 @@ async def test_custom_output_type_on_run_is_refused_when_the_agent_has_output_va
     def keep(output: str) -> str:
         return output
 
-    with pytest.raises(UserError, match='output validators'):
+    with pytest.raises(UserError, match='Cannot set a custom run `output_type` when the agent has output validators'):
         await agent.run('x', output_type=City)
 
 

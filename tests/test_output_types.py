@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from agent import Agent, ModelRetry, RunContext, ToolOutput
 from agent.exceptions import UserError
@@ -199,8 +199,24 @@ def test_structured_dict_refuses_recursive_and_non_object_schemas():
         'properties': {'child': {'$ref': '#/$defs/Node'}},
         '$defs': {'Node': {'type': 'object', 'properties': {'child': {'$ref': '#/$defs/Node'}}}},
     }
-    with pytest.raises(UserError, match='recursive'):
+    with pytest.raises(UserError, match=r'does not currently support recursive `\$ref`s and `\$defs`'):
         StructuredDict(recursive)
+    # A root that is itself a reference (as pydantic writes recursive models) is refused for the recursion, not
+    # taken for a non-object schema.
+    with pytest.raises(UserError, match='recursive'):
+        StructuredDict({'$ref': '#/$defs/Node', '$defs': recursive['$defs']})
+
+
+def test_structured_dict_accepts_a_root_reference_to_an_object_definition():
+    schema = {'$ref': '#/$defs/Pet', '$defs': {'Pet': {'type': 'object', 'properties': {'name': {'type': 'string'}}}}}
+
+    pet = StructuredDict(schema, name='Pet')
+
+    assert TypeAdapter(pet).json_schema() == {
+        'type': 'object',
+        'properties': {'name': {'type': 'string'}},
+        'title': 'Pet',
+    }
 
 
 async def test_output_tool_schemas_keep_the_model_title_and_docstring_description():
@@ -250,3 +266,11 @@ async def test_streaming_native_output_yields_partially_validated_objects():
 
     assert all(isinstance(output, City) for output in outputs)
     assert outputs[-1] == City(name='Paris', country='France')
+
+
+def test_text_output_refuses_a_function_that_does_not_take_the_text():
+    def two_texts(first: str, second: str) -> str:
+        return first + second
+
+    with pytest.raises(UserError, match='TextOutput must take a function taking a single `str` argument'):
+        Agent(FunctionModel(lambda m, i: ModelResponse(parts=[])), output_type=TextOutput(two_texts))  # pyright: ignore[reportArgumentType]
