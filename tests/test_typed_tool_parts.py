@@ -1,8 +1,7 @@
-"""Typed views of capability-loading and tool-search parts, and the `pydantic_graph` names next to the agent."""
+"""Typed views of capability-loading and tool-search parts."""
 
 from __future__ import annotations
 
-from agent import Agent
 from agent._tool_search import ToolSearchCallPart, ToolSearchReturnPart
 from agent.messages import (
     LoadCapabilityCallPart,
@@ -13,7 +12,6 @@ from agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from agent.models.test import TestModel
 
 
 def test_load_capability_parts_fill_in_the_tool_and_read_their_arguments() -> None:
@@ -36,14 +34,3 @@ def test_typed_parts_are_plain_tool_parts_in_a_stored_history() -> None:
     assert (call.tool_name, call.tool_kind) == ('search_tools', 'tool-search')
     assert isinstance(result, ToolReturnPart)
     assert result.content == {'discovered_tools': []}
-
-
-async def test_pydantic_graph_end_is_the_class_agent_runs_end_with() -> None:
-    from pydantic_graph import End
-
-    agent = Agent(TestModel(custom_output_text='done'))
-    async with agent.iter('hi') as run:
-        node = run.next_node
-        while not isinstance(node, End):
-            node = await run.next(node)
-    assert node.data.output == 'done'
