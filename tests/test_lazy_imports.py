@@ -23,8 +23,16 @@ from workflows._cli._parser import Handler, build_parser, parse
 HEAVY = ('activities', 'agent', 'httpx2', 'mcp', 'opentelemetry', 'pydantic', 'temporalio', 'worker')
 """Top-level packages that a command line is parsed without."""
 
-SERVING = ('starlette', 'uvicorn', 'worker', 'workflows.chat.__main__', 'workflows.chat._backend')
-"""Modules of the commands that serve (a worker, the chat page), which the others never need."""
+SERVING = (
+    'starlette',
+    'uvicorn',
+    'worker',
+    'workflows._agent_workflow',
+    'workflows.chat.__main__',
+    'workflows.chat._backend',
+)
+"""Modules of the commands that serve (a worker and the workflow it runs, the chat page), which the others never
+need: the client calls the workflow by name."""
 
 COMMAND_LINES = (
     ('worker', '--agents', 'myapp.agents:support', '--dev'),
@@ -63,7 +71,7 @@ print(' '.join(sorted({{name.partition('.')[0] for name in sys.modules}} & set({
     assert done.stdout == '\n'
 
 
-def test_a_command_that_talks_to_a_server_loads_neither_the_worker_nor_the_chat_server() -> None:
+def test_a_command_that_talks_to_a_server_loads_neither_the_worker_the_workflow_nor_the_chat_server() -> None:
     with socket.socket() as probe:  # a port nothing listens on: the command fails to connect, as it would for real
         probe.bind(('127.0.0.1', 0))
         address = f'127.0.0.1:{probe.getsockname()[1]}'

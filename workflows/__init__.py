@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._activity_options import ActivityOptions
-    from ._agent_workflow import AgentWorkflow, conversation_workflow_id
+    from ._agent_workflow import AgentWorkflow
     from ._approval_policy import ApprovalPolicy
     from ._data_converter import data_converter, with_data_converter
     from ._durable_agent import DeferredNotifier, DurableAgent
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         Rejection,
         RunStatus,
     )
+    from ._workflow_ids import conversation_workflow_id
 
 __all__ = (
     'ActivityOptions',
@@ -67,7 +68,7 @@ __all__ = (
 
 _HOMES = {
     '_activity_options': ('ActivityOptions',),
-    '_agent_workflow': ('AgentWorkflow', 'conversation_workflow_id'),
+    '_agent_workflow': ('AgentWorkflow',),
     '_approval_policy': ('ApprovalPolicy',),
     '_data_converter': ('data_converter', 'with_data_converter'),
     '_durable_agent': ('DeferredNotifier', 'DurableAgent'),
@@ -89,6 +90,7 @@ _HOMES = {
         'Rejection',
         'RunStatus',
     ),
+    '_workflow_ids': ('conversation_workflow_id',),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 

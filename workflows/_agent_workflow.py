@@ -58,12 +58,7 @@ with workflow.unsafe.imports_passed_through():
     from ._types import TURN_CANCELLED, AgentRunInput, AgentRunOutput, Rejection, RunStatus
     from ._workflow_handlers import MAX_ENDED_TURNS_KEPT, AgentWorkflowHandlers
 
-__all__ = ('AgentWorkflow', 'conversation_workflow_id')
-
-
-def conversation_workflow_id(agent: str, conversation_id: str) -> str:
-    """The workflow id of a conversation, so a stateless front end can address it by conversation id alone."""
-    return f'agent-{agent}-conversation-{conversation_id}'
+__all__ = ('AgentWorkflow',)
 
 
 def _as_workflow_failure(exc: BaseException, *, retry_user_errors: bool = False) -> ApplicationError | None:

@@ -17,7 +17,6 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from agent._deferred import DeferredToolRequests
 
-from ._agent_workflow import AgentWorkflow
 from ._search_attributes import AGENT_NAME, AGENT_OWNER
 
 __all__ = ('QUERY_TIMEOUT', 'WaitingRun', 'waiting_runs', 'waiting_runs_query')
@@ -68,7 +67,10 @@ async def waiting_runs(client: Client, owner: str | None = None) -> list[Waiting
         handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
         pending: DeferredToolRequests | None = None
         try:
-            pending = await handle.query(AgentWorkflow.pending_deferred_tools, rpc_timeout=QUERY_TIMEOUT)
+            # By name, as the client calls the workflow (see `workflows.client`).
+            pending = await handle.query(
+                'pending_deferred_tools', result_type=DeferredToolRequests, rpc_timeout=QUERY_TIMEOUT
+            )
         except RPCError as exc:
             # A run no worker answers for still waits for a human: it is listed, without the details.
             if exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):

@@ -23,7 +23,7 @@ import uuid
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import TracerProvider
 from temporalio.client import (
@@ -45,7 +45,6 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage
 from agent.exceptions import UserError
 
-from ._agent_workflow import AgentWorkflow, conversation_workflow_id
 from ._connection import connect_config
 from ._data_converter import data_converter
 from ._encryption import with_encryption
@@ -62,8 +61,17 @@ from ._types import (
     MessagePage,
     RunStatus,
 )
+from ._workflow_ids import conversation_workflow_id
+
+if TYPE_CHECKING:
+    from ._agent_workflow import AgentWorkflow
 
 __all__ = ('AgentClient',)
+
+WORKFLOW = 'AgentWorkflow'
+"""The workflow's name. The client calls it and its handlers by name (as the server knows them, see
+`workflows._agent_workflow`): importing the workflow's class would load the agent graph, the activities and the
+SDK's worker into every process that only starts and steers runs, every `agents` command among them."""
 
 
 class AgentClient:
@@ -123,8 +131,9 @@ class AgentClient:
         inp = AgentRunInput(agent=agent, prompt=prompt, **fields)
         summary, details = start_metadata(inp)  # what the Web UI shows of the run: the agent and the prompt's start
         return await self.client.start_workflow(
-            AgentWorkflow.run,
+            WORKFLOW,
             inp,
+            result_type=AgentRunOutput,
             id=workflow_id or f'agent-{agent}-{uuid.uuid4()}',
             task_queue=self.task_queue,
             static_summary=summary,
@@ -148,8 +157,9 @@ class AgentClient:
 
         async def send(attempt: int) -> AgentRunOutput:
             start = WithStartWorkflowOperation(
-                AgentWorkflow.run,
+                WORKFLOW,
                 inp,
+                result_type=AgentRunOutput,
                 id=conversation_workflow_id(agent, conversation_id),
                 task_queue=self.task_queue,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
@@ -167,11 +177,12 @@ class AgentClient:
     async def close_conversation(self, agent: str, conversation_id: str) -> None:
         """Ask a conversation to end once its queued turns are done."""
         handle = self.client.get_workflow_handle(conversation_workflow_id(agent, conversation_id))
-        await handle.signal(AgentWorkflow.close_conversation)
+        await handle.signal('close_conversation')
 
     async def pending(self, workflow_id: str) -> DeferredToolRequests | None:
         """The deferred tool calls a run is waiting for, if any."""
-        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.pending_deferred_tools)
+        handle = self.client.get_workflow_handle(workflow_id)
+        return await handle.query('pending_deferred_tools', result_type=DeferredToolRequests)
 
     async def approve(
         self,
@@ -196,12 +207,15 @@ class AgentClient:
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
         handle = self.client.get_workflow_handle(workflow_id)
         if accept_within is None:
-            return await handle.execute_update(AgentWorkflow.resolve_deferred_tools, results)
+            return await handle.execute_update('resolve_deferred_tools', results, result_type=DeferredToolRequests)
         # `execute_update` polls until the update completes, however long no worker is there to accept it; this waits
         # for acceptance (after which the handler, which does not block, completes at once) for `accept_within` at most.
         accepting = asyncio.ensure_future(
             handle.start_update(
-                AgentWorkflow.resolve_deferred_tools, results, wait_for_stage=WorkflowUpdateStage.ACCEPTED
+                'resolve_deferred_tools',
+                results,
+                wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+                result_type=DeferredToolRequests,
             )
         )
         await asyncio.wait({accepting}, timeout=accept_within)
@@ -227,7 +241,7 @@ class AgentClient:
         use (unknown or already resolved ids) under `status().rejected` instead of refusing them as `approve` does.
         """
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
-        await self.client.get_workflow_handle(workflow_id).signal(AgentWorkflow.submit_deferred_tool_results, results)
+        await self.client.get_workflow_handle(workflow_id).signal('submit_deferred_tool_results', results)
 
     async def create_schedule(
         self,
@@ -256,7 +270,7 @@ class AgentClient:
         inp = AgentRunInput(agent=agent, prompt=prompt, **fields)
         summary, details = start_metadata(inp)
         action = ScheduleActionStartWorkflow(
-            AgentWorkflow.run,
+            WORKFLOW,
             inp,
             id=f'{schedule_id}-run',
             task_queue=self.task_queue,
@@ -287,11 +301,11 @@ class AgentClient:
     async def messages(self, workflow_id: str, offset: int = 0, limit: int = 100) -> ConversationPage:
         """A page of a run's messages as they are now, from index `offset` (see `AgentWorkflow.messages`)."""
         page = MessagePage(offset=offset, limit=limit)
-        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.messages, page)
+        return await self.client.get_workflow_handle(workflow_id).query('messages', page, result_type=ConversationPage)
 
     async def status(self, workflow_id: str) -> RunStatus:
         """Where a run is: state, step, usage."""
-        return await self.client.get_workflow_handle(workflow_id).query(AgentWorkflow.status)
+        return await self.client.get_workflow_handle(workflow_id).query('status', result_type=RunStatus)
 
     async def result(self, workflow_id: str) -> AgentRunOutput:
         """Wait for a run's result, with every new message (fetching any a large result left out)."""
@@ -308,5 +322,5 @@ class AgentClient:
         earlier: list[ModelMessage] = []
         while len(earlier) < omitted:
             page = MessagePage(offset=len(earlier), limit=omitted - len(earlier))
-            earlier.extend(await handle.query(AgentWorkflow.new_messages, page))
+            earlier.extend(await handle.query('new_messages', page, result_type=list[ModelMessage]))
         return replace(output, new_messages=[*earlier, *output.new_messages], earlier_messages_omitted=0)
