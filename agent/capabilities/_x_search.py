@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from agent._run_context import RunContext
 from agent._tool import AgentDepsT, Tool
 from agent.builtin_tools import AbstractBuiltinTool, XSearchTool
-from agent.exceptions import ModelRetry, UserError
+from agent.exceptions import UserError
 
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
 
@@ -97,24 +97,6 @@ class XSearch(BuiltinOrLocalTool[AgentDepsT]):
 def _subagent_tool(
     fallback: Model | str | Callable[[RunContext[Any]], Awaitable[Model] | Model], native: XSearchTool
 ) -> Tool[Any]:
-    async def x_search(ctx: RunContext[Any], query: str) -> str:
-        """Search X (Twitter) posts and summarise what was found.
+    from agent.common_tools.x_search import x_search_tool
 
-        Args:
-            query: What to look for on X.
-        """
-        from agent import Agent
-
-        model: Any = fallback
-        if callable(fallback):
-            model = fallback(ctx)
-            if isinstance(model, Awaitable):
-                model = await cast('Awaitable[Model]', model)
-        searcher = Agent[None, str](model, builtin_tools=[native])
-        try:
-            result = await searcher.run(query)
-        except Exception as exc:  # the search failing is something the model can react to
-            raise ModelRetry(f'X search failed: {exc}') from exc
-        return result.output
-
-    return Tool[Any](x_search)
+    return x_search_tool(fallback, native)
