@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ._parts import ModelMessage, ModelRequest, ModelRequestPart
+from .exceptions import UserError
 
 if TYPE_CHECKING:
     from ._agent_graph import GraphAgentDeps
@@ -37,7 +38,7 @@ def drain_pending(
         return [], request
     for item in chosen:
         queue.remove(item)
-    messages = [item.message for item in chosen]
+    messages = [message for item in chosen for message in item.messages]
     # A trailing request merges into the request about to be sent; earlier messages go before it.
     before: list[ModelMessage] = []
     if request is not None and messages and isinstance(messages[0], ModelRequest):
@@ -46,6 +47,11 @@ def drain_pending(
     if messages:
         before = [request, *messages[:-1]] if request is not None else list(messages[:-1])
         last = messages[-1]
-        assert isinstance(last, ModelRequest)
+        if not isinstance(last, ModelRequest):
+            # `enqueue` checks this up front, but the queue is a plain list anyone can append to.
+            raise UserError(
+                'Enqueued content must end with a `ModelRequest` so the agent has a request to respond to, '
+                f'but the last queued message is a `{type(last).__name__}`.'
+            )
         request = last
     return before, request

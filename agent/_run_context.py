@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic
 
 from opentelemetry.trace import NoOpTracer, Tracer
 from typing_extensions import TypeVar
 
 from ._content import UserContent
-from ._parts import ModelMessage, ModelRequest, ModelRequestPart, ModelResponse, UserPromptPart
+from ._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority
+from ._parts import ModelMessage
 from .exceptions import UserError
 from .usage import RunUsage
 
@@ -40,61 +41,6 @@ AgentDepsT = TypeVar('AgentDepsT', default=None, contravariant=True)
 
 DEFAULT_INSTRUMENTATION_VERSION = 2
 """Version of the telemetry attribute layout."""
-
-PendingMessagePriority: TypeAlias = Literal['asap', 'when_idle']
-"""When an enqueued message is delivered: `'asap'` or only `'when_idle'` (when the run would end)."""
-
-EnqueueContent: TypeAlias = UserContent | ModelRequestPart | ModelRequest | ModelResponse
-"""What `RunContext.enqueue` accepts."""
-
-
-@dataclass
-class PendingMessage:
-    """A message waiting in a run's queue to be injected into the conversation."""
-
-    message: ModelRequest | ModelResponse
-    """The message to inject."""
-    priority: PendingMessagePriority = 'asap'
-    """When to deliver it."""
-
-
-def _coalesce(content: Sequence[EnqueueContent]) -> list[ModelRequest | ModelResponse]:
-    """Group enqueued items into messages (see `RunContext.enqueue`)."""
-    messages: list[ModelRequest | ModelResponse] = []
-    parts: list[ModelRequestPart] = []
-    user_items: list[UserContent] = []
-
-    def flush_user() -> None:
-        if user_items:
-            only = user_items[0]
-            parts.append(UserPromptPart(only if len(user_items) == 1 and isinstance(only, str) else list(user_items)))
-            user_items.clear()
-
-    def flush_parts() -> None:
-        flush_user()
-        if parts:
-            messages.append(ModelRequest(parts=list(parts)))
-            parts.clear()
-
-    for item in content:
-        if isinstance(item, ModelRequest | ModelResponse):
-            flush_parts()
-            messages.append(item)
-        elif isinstance(item, str) or getattr(item, 'kind', None) in (
-            'image-url',
-            'audio-url',
-            'video-url',
-            'document-url',
-            'binary',
-        ):
-            user_items.append(item)  # pyright: ignore[reportArgumentType]
-        else:
-            flush_user()
-            parts.append(item)  # pyright: ignore[reportArgumentType]
-    flush_parts()
-    if messages and not isinstance(messages[-1], ModelRequest):
-        raise UserError('Enqueued content must end in a request (user content or a request part), not a ModelResponse')
-    return messages
 
 
 @dataclass(repr=False, kw_only=True)
@@ -214,16 +160,15 @@ class RunContext(Generic[RunContextAgentDepsT]):
         Raises:
             UserError: if this context is not backed by a running agent's queue.
         """
-        if not content:
-            return
         if self.pending_messages is None:
             raise UserError(
-                'RunContext.enqueue() needs a running agent: this context is not backed by a run '
-                '(e.g. it was built by Agent.system_prompt_parts). Call enqueue from a tool, hook or '
-                'instructions function during a run.'
+                '`enqueue` is only available during an agent run (from a tool, a hook, an instructions function '
+                'or `AgentRun.enqueue`): this context, e.g. the one `Agent.system_prompt_parts` builds, has no '
+                'queue to deliver to.'
             )
-        for message in _coalesce(content):
-            self.pending_messages.append(PendingMessage(message, priority))
+        pending = PendingMessage.from_content(*content, priority=priority)
+        if pending is not None:
+            self.pending_messages.append(pending)
 
     def replace_with(self, **changes: Any) -> RunContext[RunContextAgentDepsT]:
         """A copy of this context with some fields changed (the queue and registries stay shared)."""

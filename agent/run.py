@@ -23,6 +23,7 @@ from ._agent_graph import (
 )
 from ._callable_value import callable_value
 from ._deferred import DeferredToolRequests
+from ._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority
 from ._node_stream import bind_node
 from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ._run_context import RunContext
@@ -229,6 +230,26 @@ class AgentRun(Generic[DepsT, OutputT]):
             new_message_index=self._deps.new_message_index,
         )
 
+    @property
+    def pending_messages(self) -> list[PendingMessage]:
+        """The run's live queue of enqueued messages not yet delivered (for inspection; add with `enqueue`)."""
+        return self._deps.pending_messages
+
+    def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
+        """Queue content to be injected into this run's conversation, as `RunContext.enqueue` does.
+
+        Call it from the event loop driving the run (from another thread, hand it over with
+        `loop.call_soon_threadsafe`). Calling with no content is a no-op.
+
+        Args:
+            *content: User content, request parts or complete messages; they must end in a request.
+            priority: `'asap'` delivers at the next model request (or redirects a run that would
+                otherwise end); `'when_idle'` delivers only when the run would otherwise end.
+        """
+        pending = PendingMessage.from_content(*content, priority=priority)
+        if pending is not None:
+            self._deps.pending_messages.append(pending)
+
     async def next(self, node: AgentNodeT) -> AgentNodeT | End[FinalResult[OutputT]]:
         """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`)."""
 
@@ -262,7 +283,8 @@ class AgentRun(Generic[DepsT, OutputT]):
                 # Ending with messages still queued would drop them without a word (e.g. the run stopped for
                 # deferred tool calls, which must be answered before anything else is sent).
                 raise UndrainedPendingMessagesError(
-                    f'The run ended with {len(self._deps.pending_messages)} enqueued message(s) never delivered. '
+                    f'The run ended with undrained pending messages: {len(self._deps.pending_messages)} enqueued '
+                    'message(s) never delivered. '
                     'Deliver them in a later run (e.g. with the deferred tool results), or do not enqueue them here.'
                 )
             yield node

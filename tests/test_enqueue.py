@@ -104,15 +104,16 @@ def test_enqueue_with_a_complete_response_must_end_in_a_request() -> None:
         ctx.enqueue(ModelResponse(parts=[TextPart('pretend I said this')]))
         return 'noted'
 
-    with pytest.raises(UserError, match='must end in a request'):
+    with pytest.raises(UserError, match='must end with a `ModelRequest`'):
         agent.run_sync('hi')
 
 
 def test_enqueue_outside_a_run_raises_user_error() -> None:
     ctx = RunContext[None](deps=None, model=None, usage=RunUsage())  # type: ignore[arg-type]
-    ctx.enqueue()  # no content: a no-op even without a queue
-    with pytest.raises(UserError, match='needs a running agent'):
+    with pytest.raises(UserError, match='only available during an agent run'):
         ctx.enqueue('hello')
+    with pytest.raises(UserError, match='only available during an agent run'):
+        ctx.enqueue()  # even with nothing to send: there is no run to send it to
 
 
 def test_system_prompt_parts_context_cannot_enqueue() -> None:

@@ -34,7 +34,7 @@ def _agent() -> Agent[None, str | DeferredToolRequests]:
 
 async def test_iterating_a_run_that_ends_with_undelivered_enqueued_messages_raises() -> None:
     async with _agent().iter('hi') as agent_run:
-        with pytest.raises(UndrainedPendingMessagesError, match='1 enqueued message'):
+        with pytest.raises(UndrainedPendingMessagesError, match='undrained pending messages: 1 enqueued message'):
             async for _ in agent_run:
                 pass
 
