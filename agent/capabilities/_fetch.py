@@ -20,15 +20,26 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import anyio
 import httpx2
 
 from ._html_markdown import html_to_markdown
 
-__all__ = ('FetchFailed', 'FetchPolicy', 'FetchRefused', 'FetchedPage', 'fetch_url')
+__all__ = (
+    'Downloaded',
+    'DownloadedLike',
+    'FetchFailed',
+    'FetchPolicy',
+    'FetchRefused',
+    'FetchedPage',
+    'download',
+    'fetch_url',
+    'render',
+)
 
 _SCHEMES = frozenset({'http', 'https'})
 _TEXT_TYPES = ('text/', 'application/json', 'application/xml', 'application/javascript', 'application/x-yaml')
@@ -185,15 +196,52 @@ async def _read_capped(response: httpx2.Response, max_bytes: int) -> tuple[bytes
     return b''.join(chunks), False
 
 
-def _render(url: str, response: httpx2.Response, body: bytes, truncated: bool) -> FetchedPage:
-    content_type = response.headers.get('content-type', '').split(';', 1)[0].strip().lower()
+class DownloadedLike(Protocol):
+    """What `render` needs of a download: `Downloaded`, or an `httpx.Response` that has been read."""
+
+    @property
+    def url(self) -> object: ...
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def content(self) -> bytes: ...
+    @property
+    def charset_encoding(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Downloaded:
+    """A response body read under a fetch policy, before it is turned into text."""
+
+    url: str
+    """The final URL, after redirects."""
+    status_code: int
+    """The HTTP status."""
+    headers: Mapping[str, str]
+    """The response headers."""
+    content: bytes
+    """The body, cut off at the policy's `max_bytes`."""
+    charset_encoding: str | None
+    """The character set the `content-type` header names, if any."""
+    truncated: bool
+    """Whether the body was longer than the policy's `max_bytes`."""
+
+
+def render(download: DownloadedLike) -> FetchedPage:
+    """The page a download holds: HTML as Markdown, other text as it is, a note for binary content."""
+    url, body = str(download.url), download.content
+    truncated = bool(getattr(download, 'truncated', False))
+    charset = download.charset_encoding or 'utf-8'
+    content_type = download.headers.get('content-type', '').split(';', 1)[0].strip().lower()
     if content_type.startswith(_HTML_TYPES) or (not content_type and body.lstrip()[:1] == b'<'):
-        text = html_to_markdown(body.decode(response.charset_encoding or 'utf-8', errors='replace'), base_url=url)
+        text = html_to_markdown(body.decode(charset, errors='replace'), base_url=url)
     elif content_type.startswith(_TEXT_TYPES) or content_type.endswith(('+json', '+xml')):
-        text = body.decode(response.charset_encoding or 'utf-8', errors='replace')
+        text = body.decode(charset, errors='replace')
     else:
         text = f'[{content_type or "binary"} content of {len(body)} bytes, not shown]'
-    return FetchedPage(url, response.status_code, content_type, text, truncated)
+    return FetchedPage(url, download.status_code, content_type, text, truncated)
 
 
 def _pinned_request(client: httpx2.AsyncClient, url: httpx2.URL, address: str) -> httpx2.Request:
@@ -206,8 +254,8 @@ def _pinned_request(client: httpx2.AsyncClient, url: httpx2.URL, address: str) -
     )
 
 
-async def fetch_url(url: str, policy: FetchPolicy | None = None) -> FetchedPage:
-    """Fetch `url` with a GET request, checking it (and every redirect) against `policy`.
+async def download(url: str, policy: FetchPolicy | None = None) -> Downloaded:
+    """GET `url`, checking it (and every redirect) against `policy`, and read the body up to its `max_bytes`.
 
     Raises:
         FetchRefused: if the URL or a redirect is not allowed (scheme, domain or address).
@@ -234,9 +282,16 @@ async def fetch_url(url: str, policy: FetchPolicy | None = None) -> FetchedPage:
                         body, truncated = await _read_capped(response, policy.max_bytes)
                     finally:
                         await response.aclose()
-                    return _render(str(current), response, body, truncated)
+                    return Downloaded(
+                        str(current), response.status_code, response.headers, body, response.charset_encoding, truncated
+                    )
     except TimeoutError as exc:
         raise FetchFailed(f'timed out after {policy.timeout} seconds') from exc
     except httpx2.HTTPError as exc:
         raise FetchFailed(f'{type(exc).__name__}: {exc}') from exc
     raise FetchFailed(f'more than {policy.max_redirects} redirects')
+
+
+async def fetch_url(url: str, policy: FetchPolicy | None = None) -> FetchedPage:
+    """Fetch `url` with a GET request, checking it (and every redirect) against `policy`; see `download`."""
+    return render(await download(url, policy))

@@ -8,10 +8,10 @@ from typing import Any
 
 from agent._tool import AgentDepsT, Tool
 from agent.builtin_tools import AbstractBuiltinTool, WebFetchTool
-from agent.exceptions import ModelRetry, UserError
+from agent.exceptions import UserError
 
 from ._builtin_or_local import BuiltinOrLocalTool, LocalTool
-from ._fetch import FetchFailed, FetchPolicy, FetchRefused, fetch_url
+from ._fetch import FetchPolicy
 
 __all__ = ('WebFetch',)
 
@@ -88,28 +88,13 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
         raise UserError(f'WebFetch(local={name!r}) is not a known strategy: use local=True for the built-in fetcher')
 
     def default_local(self) -> LocalTool | None:
-        policy = self.fetch_policy()
+        try:
+            from agent.common_tools.web_fetch import WebFetchLocalTool
+        except ImportError:
+            return None
         max_chars = self.max_content_tokens * _CHARS_PER_TOKEN if self.max_content_tokens is not None else None
-
-        async def web_fetch(url: str) -> str:
-            """Fetch a web page over HTTP(S) and return its content (as Markdown for HTML pages).
-
-            Args:
-                url: The absolute http:// or https:// URL to fetch.
-            """
-            try:
-                page = await fetch_url(url, policy)
-            except FetchRefused as exc:
-                raise ModelRetry(f'Refused to fetch {url}: {exc}.') from exc
-            except FetchFailed as exc:
-                raise ModelRetry(f'Could not fetch {url}: {exc}.') from exc
-            text, truncated = page.text, page.truncated
-            if max_chars is not None and len(text) > max_chars:
-                text, truncated = text[:max_chars], True
-            header = f'URL: {page.url}' + (f'\nHTTP status: {page.status_code}' if page.status_code >= 400 else '')
-            return f'{header}\n\n{text}' + ('\n\n[content truncated]' if truncated else '')
-
-        return Tool[Any](web_fetch)
+        fetcher = WebFetchLocalTool(policy=self.fetch_policy(), max_content_length=max_chars)
+        return Tool[Any](fetcher.__call__, name='web_fetch')
 
     @classmethod
     def from_spec(
