@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 import inspect
 import sys
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from ._agent_graph import GraphAgentDeps, GraphAgentState, UserPromptNode
 from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._env import uuid7
+from ._event_handoff import EventHandoff
 from ._instructions import flatten_instructions
 from ._parts import ModelMessage
 from ._ports import RunPorts, current_ports
@@ -306,8 +307,7 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
     ctx.capabilities = _capability_ids(capability_list)
     agent_run = AgentRun[Any, Any](state, deps, UserPromptNode(setup.user_prompt))
     await toolset.__aenter__()
-    pump: asyncio.Task[Any] | None = None
-    events: asyncio.Queue[Any] | None = None
+    pump: EventHandoff | None = None
     handler = setup.event_stream_handler
     if handler is None and 'wrap_run_event_stream' in capability.hook_names():
         from .capabilities._process_event_stream import consume_event_stream
@@ -315,9 +315,8 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         # A capability watching the event stream (e.g. `ProcessEventStream`) turns streaming on by itself.
         handler = consume_event_stream
     if handler is not None and current_ports().runs_event_stream_handler:
-        events = asyncio.Queue()
-        deps.event_sink = events.put
-        pump = asyncio.ensure_future(_pump(handler, capability, ctx, events))
+        pump = EventHandoff(handler, capability, ctx)
+        deps.event_sink = pump.emit
     bridge = _RunHooksBridge(capability, ctx, agent_run)
     try:
         await bridge.start()
@@ -330,36 +329,14 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
             pump.cancel()
         raise
     except BaseException:
-        await _finish(bridge, pump, events)
+        await _finish(bridge, pump)
         await toolset.__aexit__(*sys.exc_info())
         raise
-    await _finish(bridge, pump, events)
+    await _finish(bridge, pump)
     await toolset.__aexit__(None, None, None)
 
 
-async def _finish(bridge: _RunHooksBridge, pump: asyncio.Task[Any] | None, events: asyncio.Queue[Any] | None) -> None:
+async def _finish(bridge: _RunHooksBridge, pump: EventHandoff | None) -> None:
     await bridge.close()
-    if pump is not None and events is not None:
-        await events.put(_END_OF_EVENTS)
-        await pump
-
-
-_END_OF_EVENTS = object()
-
-
-async def _pump(
-    handler: Callable[[Any, Any], Any],
-    capability: AbstractCapability[Any],
-    ctx: RunContext[Any],
-    events: asyncio.Queue[Any],
-) -> None:
-    """Feed the run's events through `wrap_run_event_stream` into the event stream handler."""
-
-    async def raw() -> AsyncIterator[Any]:
-        while (event := await events.get()) is not _END_OF_EVENTS:
-            yield event
-
-    stream = capability.wrap_run_event_stream(ctx, stream=raw())
-    result = handler(ctx, stream)
-    if inspect.isawaitable(result):
-        await result
+    if pump is not None:
+        await pump.finish()

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ._events import AgentStreamEvent
+from ._output_schema import OutputSchema, OutputValidator
 from ._run_context import RunContext
+from ._streaming import LiveResponse, live_response
+from .result import StreamedRunResult
 from .run import AgentRunResultEvent
 
 if TYPE_CHECKING:
     from .agent import Agent
 
-__all__ = ('event_stream',)
+__all__ = ('event_stream', 'streamed_run')
 
 
 @asynccontextmanager
@@ -23,16 +27,32 @@ async def event_stream(
 ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
     """Run `agent` in a task, handing its events (then its result) to the consumer.
 
-    The run's context is appended to `ctx_holder` when its first event stream starts. Leaving the block
-    before the run ends cancels it.
+    The run's context is appended to `ctx_holder` when its first event stream starts. An `event_stream_handler`
+    (the call's, or else the agent's) sees the events too, each before the consumer does. Leaving the block before
+    the run ends cancels it.
     """
-    queue: asyncio.Queue[Any] = asyncio.Queue()
+    # One event at a time: the run waits for the consumer, so what it shows mid-run (e.g. `all_messages()` of a
+    # `run_stream` result) is where the consumer is, not wherever the run has raced ahead to.
+    queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
     done = object()
+    # The agent's own handler is replaced by `forward` for this run, so `forward` calls it.
+    handler = kwargs.pop('event_stream_handler', None) or getattr(agent, '_event_stream_handler', None)
 
     async def forward(ctx: RunContext[Any], stream: AsyncIterator[AgentStreamEvent]) -> None:
-        ctx_holder.append(ctx)
-        async for event in stream:
-            await queue.put(event)
+        if not ctx_holder:
+            ctx_holder.append(ctx)
+
+        async def passed_on() -> AsyncIterator[AgentStreamEvent]:
+            async for event in stream:
+                await queue.put(event)
+                yield event
+
+        events = passed_on()
+        if handler is not None:
+            await handler(ctx, events)
+        # What the handler left unread still reaches the consumer.
+        async for _ in events:
+            pass
 
     async def runner() -> None:
         try:
@@ -65,3 +85,44 @@ async def event_stream(
 class _Failure:
     def __init__(self, error: BaseException) -> None:
         self.error = error
+
+
+@asynccontextmanager
+async def streamed_run(
+    agent: Agent[Any, Any],
+    user_prompt: Any,
+    schema: OutputSchema,
+    validators: Sequence[OutputValidator],
+    **kwargs: Any,
+) -> AsyncGenerator[StreamedRunResult[Any], None]:
+    """Run `agent` in a task and hand over its `StreamedRunResult` once the final response starts streaming.
+
+    The run's task is started with a `LiveResponse` watcher in its context, so the result can show the final
+    response (its model name, usage, ...) while it streams.
+    """
+    ctx_holder: list[RunContext[Any]] = []
+    watcher = LiveResponse()
+
+    async def validate_partial(output: Any, partial: bool) -> Any:
+        # The streams pass output they show on the way with `partial=True` (`ctx.partial_output`).
+        ctx = replace(ctx_holder[0], partial_output=partial)
+        for validator in validators:
+            output = await validator.validate(output, ctx)
+        return output
+
+    token = live_response.set(watcher)
+    try:
+        async with event_stream(agent, user_prompt, ctx_holder, **kwargs) as events:
+            live_response.reset(token)
+            result = StreamedRunResult[Any](
+                events,
+                schema,
+                validate_partial=validate_partial,
+                run_context=lambda: ctx_holder[0] if ctx_holder else None,
+                watcher=watcher,
+            )
+            await result._start()  # pyright: ignore[reportPrivateUsage]
+            yield result
+    finally:
+        if live_response.get() is watcher:
+            live_response.reset(token)

@@ -21,7 +21,10 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from ._agent_graph import ModelRequestNode
+from ._streaming import LiveResponse, live_response
 from .exceptions import UserError
+from .result import AgentStream
 
 if TYPE_CHECKING:
     from ._agent_graph import GraphAgentDeps, GraphAgentState
@@ -71,12 +74,34 @@ async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterator[Ag
             yield event
 
     deps.event_sink = sink
-    task = asyncio.ensure_future(run())
-    stream = events()
+    watcher = LiveResponse()
+    token = live_response.set(watcher)
+    try:
+        task = asyncio.ensure_future(run())
+    finally:
+        live_response.reset(token)
+    events_left = events()
+    stream: AsyncIterator[Any] = events_left
+    if isinstance(node, ModelRequestNode):
+        validators = deps.output_validators
+
+        async def validate(output: Any, partial: bool) -> Any:
+            ctx = deps.run_context(state, partial_output=partial)
+            for validator in validators:
+                output = await validator.validate(output, ctx)
+            return output
+
+        stream = AgentStream[Any](
+            stream,
+            deps.output_schema,
+            validate_partial=validate,
+            run_context=lambda: deps.run_context(state),
+            watcher=watcher,
+        )
     try:
         yield stream
         # Whatever the caller did not read still has to happen: the node runs to its end.
-        async for _ in stream:
+        async for _ in events_left:
             pass
         node._streamed_next = await task
     finally:

@@ -3,7 +3,8 @@
 The markers live in `agent.output` and the resolved schemas in `_output_schema`; this module only gathers them.
 """
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic
 
 from typing_extensions import TypeAliasType, TypeVar
 
@@ -17,6 +18,24 @@ T_co = TypeVar('T_co', covariant=True)
 OutputSpec = TypeAliasType('OutputSpec', Any, type_params=(T_co,))
 """What `output_type=` accepts, parametrized by the output it produces."""
 
+
+class TextOutputProcessor:
+    """How plain response text becomes the output: it is the output as it is, neither parsed nor passed on."""
+
+    async def process(self, text: str) -> str:
+        """The output `text` carries: `text` itself."""
+        return text
+
+
+@dataclass
+class TextOutputSchema(OutputSchema, Generic[T_co]):
+    """The output schema of plain text output (`output_type=str`): the response text is the output."""
+
+    allows_text: bool = True
+    allows_deferred_tool_requests: bool = False
+    tools: dict[str, OutputToolDef] = field(default_factory=dict[str, OutputToolDef])
+
+
 __all__ = (
     'NativeOutput',
     'NativeOutputSchema',
@@ -27,5 +46,7 @@ __all__ = (
     'PromptedOutput',
     'PromptedOutputSchema',
     'TextOutput',
+    'TextOutputProcessor',
+    'TextOutputSchema',
     'ToolOutput',
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ._agent_graph import GraphAgentDeps
 from ._events import FinalResultEvent, PartEndEvent, PartStartEvent
@@ -10,7 +12,29 @@ from ._model_request_context import ModelRequestContext
 from ._parts import ModelResponse, TextPart, ToolCallPart
 from ._run_context import RunContext
 
-__all__ = ('response_events', 'stream_model_request')
+if TYPE_CHECKING:
+    from .models import StreamedResponse
+
+__all__ = ('LiveResponse', 'live_response', 'response_events', 'stream_model_request')
+
+
+@dataclass
+class LiveResponse:
+    """The model response a run is streaming now, for the stream objects that show it while it grows.
+
+    Whoever wants it sets `live_response` before starting the run's task (the task copies the context, and so
+    shares this object); the run records each streamed request here. Nested runs (an agent called by a tool)
+    share the context too, so only the first run to record claims the watcher.
+    """
+
+    run_id: str | None = None
+    """The run being watched, once it has streamed its first response."""
+    stream: StreamedResponse | None = None
+    """The response being streamed (or the last one streamed)."""
+
+
+live_response: ContextVar[LiveResponse | None] = ContextVar('live_response', default=None)
+"""The watcher of the current run's streamed responses, if someone asked for one."""
 
 
 class _FinalResultDetector:
@@ -66,6 +90,9 @@ async def stream_model_request(
         try:
             async with deps.ports.request_model_stream(ctx, rc) as stream:
                 streamed = True
+                watcher = live_response.get()
+                if watcher is not None and watcher.run_id in (None, ctx.run_id):
+                    watcher.run_id, watcher.stream = ctx.run_id, stream
                 limits = deps.usage_limits if deps.usage_limits.has_token_limits() else None
                 async for event in stream:
                     if limits is not None:

@@ -65,7 +65,7 @@ async def test_stream_text_delta_yields_each_chunk():
     agent = Agent(streamed(['Hello', ' world', '!']))
 
     async with agent.run_stream('Greet') as result:
-        chunks = [chunk async for chunk in result.stream_text(delta=True)]
+        chunks = [chunk async for chunk in result.stream_text(delta=True, debounce_by=None)]
 
     assert chunks == ['Hello', ' world', '!']
     assert result.is_complete
@@ -75,7 +75,7 @@ async def test_stream_text_yields_the_growing_text():
     agent = Agent(streamed(['Hello', ' world', '!']))
 
     async with agent.run_stream('Greet') as result:
-        texts = [t async for t in result.stream_text()]
+        texts = [t async for t in result.stream_text(debounce_by=None)]
 
     assert texts == ['Hello', 'Hello world', 'Hello world!']
 
@@ -88,20 +88,31 @@ async def test_get_output_waits_for_the_whole_streamed_text():
         output = await result.get_output()
 
     assert output == 'Hello world!'
-    assert result.usage().requests == 1
+    assert result.usage.requests == 1
     messages = result.all_messages()
     assert isinstance(messages[-1], ModelResponse)
     assert messages[-1].parts == [TextPart('Hello world!')]
     assert result.new_messages() == messages
 
 
-async def test_streamed_result_messages_need_the_run_to_finish_first():
-    agent = Agent(streamed(['Hi']))
+async def test_streamed_result_shows_the_messages_before_the_final_response_while_it_streams():
+    agent = Agent(streamed(tool_call('lookup', '{}'), ['It is ', 'sunny.']))
 
-    async with agent.run_stream('Greet') as result:
-        with pytest.raises(UserError, match='not finished'):
-            result.all_messages()
+    @agent.tool_plain
+    def lookup() -> str:
+        return 'sun'
+
+    async with agent.run_stream('Weather?') as result:
+        before = result.all_messages()
+        assert not result.is_complete
+        assert result.run_id == before[0].run_id
         await result.get_output()
+
+    # The request, the tool call and its result are there while the final response streams (which the run, a step
+    # ahead of the reader, may have recorded already).
+    assert [type(m).__name__ for m in before[:3]] == ['ModelRequest', 'ModelResponse', 'ModelRequest']
+    assert result.all_messages()[:3] == before[:3]
+    assert len(result.all_messages()) == 4
 
 
 async def test_stream_text_streams_only_the_final_response_after_tool_calls():
@@ -112,7 +123,7 @@ async def test_stream_text_streams_only_the_final_response_after_tool_calls():
         return 'sun'
 
     async with agent.run_stream('Weather?') as result:
-        chunks = [c async for c in result.stream_text(delta=True)]
+        chunks = [c async for c in result.stream_text(delta=True, debounce_by=None)]
 
     assert chunks == ['It is ', 'sunny.']
     returns = [p for m in result.all_messages() if isinstance(m, ModelRequest) for p in m.parts]
@@ -127,7 +138,7 @@ async def test_stream_text_ignores_text_of_a_response_that_goes_on_to_call_tools
         return 'sun'
 
     async with agent.run_stream('Weather?') as result:
-        texts = [t async for t in result.stream_text()]
+        texts = [t async for t in result.stream_text(debounce_by=None)]
         output = await result.get_output()
 
     assert output == 'It is sunny.'
@@ -142,7 +153,7 @@ async def test_stream_text_delta_yields_each_final_chunk_once_after_a_text_and_t
         return 'sun'
 
     async with agent.run_stream('Weather?') as result:
-        chunks = [c async for c in result.stream_text(delta=True)]
+        chunks = [c async for c in result.stream_text(delta=True, debounce_by=None)]
 
     assert chunks.count('It is ') == 1
     assert chunks[-2:] == ['It is ', 'sunny.']
@@ -165,7 +176,7 @@ async def test_stream_output_yields_partial_structured_output_then_the_final():
     )
 
     async with agent.run_stream('City') as result:
-        outputs = [o async for o in result.stream_output()]
+        outputs = [o async for o in result.stream_output(debounce_by=None)]
 
     assert outputs[0] == {'name': 'Par'}
     assert {'name': 'Paris'} in outputs
@@ -180,7 +191,7 @@ async def test_stream_output_of_text_yields_the_growing_text_and_the_final_outpu
     agent = Agent(streamed(['a', 'b']))
 
     async with agent.run_stream('Go') as result:
-        outputs = [o async for o in result.stream_output()]
+        outputs = [o async for o in result.stream_output(debounce_by=None)]
 
     assert outputs == ['a', 'ab', 'ab']
 
@@ -206,7 +217,7 @@ async def test_stream_output_runs_output_validators_on_partial_output():
         return output.upper()
 
     async with agent.run_stream('Go') as result:
-        outputs = [o async for o in result.stream_output()]
+        outputs = [o async for o in result.stream_output(debounce_by=None)]
 
     assert outputs[-1] == 'QUIET PLEASE'
     assert all(o == o.upper() for o in outputs)
@@ -488,5 +499,6 @@ async def test_stream_output_debounce_skips_partial_outputs_that_arrive_together
     async with agent.run_stream('City') as result:
         outputs = [o async for o in result.stream_output(debounce_by=60)]
 
-    # The first partial output opens the window; everything after it within 60 s is skipped but the final output.
-    assert outputs == [{'name': 'Par'}, {'name': 'Paris', 'population': 2100000}]
+    # The first piece opens a 60 s window that gathers every later piece: one partial output (the latest), then
+    # the final output.
+    assert outputs == [{'name': 'Paris', 'population': 2100000}, {'name': 'Paris', 'population': 2100000}]

@@ -338,6 +338,7 @@ CORE_API: dict[str, set[str]] = {
     },
     'agent.result': {
         'AgentEventStream',
+        'AgentStream',
         'FinalResult',
         'StreamedRunResult',
         'StreamedRunResultSync',

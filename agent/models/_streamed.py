@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -61,6 +61,7 @@ class StreamedResponse(ABC):
         self.provider_details: dict[str, Any] | None = None
         """Provider-specific details about the response."""
         self._finished = False
+        self._cancelled = False
 
     @abstractmethod
     def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
@@ -72,6 +73,21 @@ class StreamedResponse(ABC):
         if self._event_iterator is None:
             self._event_iterator = self._with_part_end_events(self._get_event_iterator())
         return self._event_iterator
+
+    async def cancel(self) -> None:
+        """Stop the stream: no more events arrive, and the response so far is `state='interrupted'`.
+
+        Cancelling a stream that has ended, or cancelling twice, only sets `cancelled`.
+        """
+        self._cancelled = True
+        iterator = self._event_iterator
+        if iterator is not None and not self._finished and isinstance(iterator, AsyncGenerator):
+            await iterator.aclose()
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether `cancel()` was called."""
+        return self._cancelled
 
     async def _with_part_end_events(
         self, events: AsyncIterator[ModelResponseStreamEvent]
@@ -109,7 +125,7 @@ class StreamedResponse(ABC):
             provider_details=self.provider_details,
             provider_response_id=self.provider_response_id,
             finish_reason=self.finish_reason,
-            state='complete' if self._finished else 'incomplete',
+            state='complete' if self._finished else 'interrupted' if self._cancelled else 'incomplete',
         )
 
     def usage(self) -> RequestUsage:

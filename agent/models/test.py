@@ -245,6 +245,8 @@ class TestStreamedResponse(StreamedResponse):
     async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
         for index, part in enumerate(self._response.parts):
             if isinstance(part, TextPart):
+                # The part opens empty and every word arrives as a delta, as Pydantic AI's TestModel streams it.
+                yield self._parts_manager.handle_part(vendor_part_id=index, part=TextPart(''))
                 for chunk in _chunks(part.content):
                     self._usage += RequestUsage(output_tokens=estimate_string_tokens(chunk))
                     event = self._parts_manager.handle_text_delta(vendor_part_id=index, content=chunk)

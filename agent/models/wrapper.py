@@ -2,17 +2,48 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from agent._events import ModelResponseStreamEvent
 from agent._parts import ModelMessage, ModelResponse
 from agent._run_context import RunContext
 from agent.settings import ModelSettings
 
 from . import KnownModelName, Model, ModelProfile, ModelRequestParameters, StreamedResponse, infer_model
 
-__all__ = ('WrapperModel',)
+__all__ = ('CompletedStreamedResponse', 'WrapperModel')
+
+
+class CompletedStreamedResponse(StreamedResponse):
+    """A stream whose response is already complete: it has no events left, and `get()` is that response.
+
+    It stands for a streamed request whose stream was read elsewhere (in an activity, say), so that code
+    expecting a `StreamedResponse` can be handed the finished response.
+    """
+
+    def __init__(self, model_request_parameters: ModelRequestParameters, response: ModelResponse) -> None:
+        """Wrap `response`, answering a request made with `model_request_parameters`."""
+        super().__init__(
+            model_request_parameters,
+            model_name=response.model_name or '',
+            provider_name=response.provider_name,
+            provider_url=response.provider_url,
+            timestamp=response.timestamp,
+        )
+        self.response = response
+        """The complete response."""
+        self._usage = response.usage
+        self._finished = True
+
+    async def _get_event_iterator(self) -> AsyncIterator[ModelResponseStreamEvent]:
+        return
+        yield
+
+    def get(self) -> ModelResponse:
+        """The complete response, as it was given."""
+        return self.response
 
 
 class WrapperModel(Model):

@@ -372,13 +372,14 @@ def test_both_custom_text_and_custom_args_are_rejected():
 # ----- streaming -----
 
 
-async def test_streamed_text_arrives_word_by_word_and_ends_with_a_part_end_event():
+async def test_streamed_text_opens_empty_arrives_word_by_word_and_ends_with_a_part_end_event():
     model = TestModel(custom_output_text='The capital is Paris')
     async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, _params()) as stream:
         events = [event async for event in stream]
 
     assert events == [
-        PartStartEvent(0, TextPart('The ')),
+        PartStartEvent(0, TextPart('')),
+        PartDeltaEvent(0, TextPartDelta('The ')),
         PartDeltaEvent(0, TextPartDelta('capital ')),
         PartDeltaEvent(0, TextPartDelta('is ')),
         PartDeltaEvent(0, TextPartDelta('Paris')),
@@ -395,7 +396,11 @@ async def test_a_single_long_word_is_streamed_in_two_halves():
     async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, _params()) as stream:
         events = [event async for event in stream]
 
-    assert events[:2] == [PartStartEvent(0, TextPart('Pa')), PartDeltaEvent(0, TextPartDelta('ris'))]
+    assert events[:3] == [
+        PartStartEvent(0, TextPart('')),
+        PartDeltaEvent(0, TextPartDelta('Pa')),
+        PartDeltaEvent(0, TextPartDelta('ris')),
+    ]
 
 
 async def test_streamed_tool_calls_are_whole_parts_each_ended_when_the_next_starts():

@@ -148,12 +148,12 @@ async def test_streamed_text_arrives_as_part_events():
     agent = Agent(claude(server), instructions='Be concise.')
 
     async with agent.run_stream('What is the capital of France?') as result:
-        chunks = [chunk async for chunk in result.stream_text(delta=True)]
+        chunks = [chunk async for chunk in result.stream_text(delta=True, debounce_by=None)]
 
     server.assert_all_sent_as_expected()
     assert chunks == ['The capital', ' of France is Paris.']
-    assert result.usage().input_tokens == 21
-    assert result.usage().output_tokens == 10
+    assert result.usage.input_tokens == 21
+    assert result.usage.output_tokens == 10
 
 
 async def test_streamed_tool_input_arrives_as_argument_deltas_per_block():

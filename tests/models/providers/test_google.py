@@ -160,12 +160,12 @@ async def test_streamed_text_arrives_as_part_events():
     agent = Agent(gemini(server), instructions='Be concise.')
 
     async with agent.run_stream('What is the capital of France?') as result:
-        chunks = [chunk async for chunk in result.stream_text(delta=True)]
+        chunks = [chunk async for chunk in result.stream_text(delta=True, debounce_by=None)]
 
     server.assert_all_sent_as_expected()
     assert server.sent[0].url.endswith('/models/gemini-2.5-flash:streamGenerateContent?alt=sse')
     assert chunks == ['The capital', ' of France is Paris.']
-    assert result.usage().output_tokens == 8
+    assert result.usage.output_tokens == 8
 
 
 async def test_streamed_function_calls_arrive_whole_after_their_signature():

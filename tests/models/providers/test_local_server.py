@@ -56,12 +56,12 @@ async def test_a_streamed_run_reads_server_sent_events_over_http(server: LocalOp
     server.replies = [Reply('one two three')]
 
     async with local_agent(server).run_stream('Count') as result:
-        chunks = [chunk async for chunk in result.stream_text(delta=True)]
+        chunks = [chunk async for chunk in result.stream_text(delta=True, debounce_by=None)]
 
     assert chunks == ['one', ' two', ' three']
     assert server.received[0].body['stream'] is True
     assert server.received[0].body['stream_options'] == {'include_usage': True}
-    assert result.usage().output_tokens == 3
+    assert result.usage.output_tokens == 3
 
 
 async def test_tool_calls_round_trip_over_http(server: LocalOpenAIServer):

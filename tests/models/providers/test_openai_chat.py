@@ -159,13 +159,13 @@ async def test_streamed_text_arrives_as_part_events_and_deltas():
     agent = Agent(chat_model(server), instructions='Be concise.')
 
     async with agent.run_stream('What is the capital of France?') as result:
-        chunks = [chunk async for chunk in result.stream_text(delta=True)]
+        chunks = [chunk async for chunk in result.stream_text(delta=True, debounce_by=None)]
 
     server.assert_all_sent_as_expected()
     assert chunks == ['The capital', ' of France', ' is Paris.']
     assert await result.get_output() == 'The capital of France is Paris.'
-    assert result.usage().input_tokens == 19
-    assert result.usage().output_tokens == 8
+    assert result.usage.input_tokens == 19
+    assert result.usage.output_tokens == 8
 
     server = ScriptedProvider.load('openai_chat/text_stream')
     agent = Agent(chat_model(server), instructions='Be concise.')
