@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypedDict, overload
 
 from typing_extensions import TypeIs, TypeVar
@@ -18,7 +18,7 @@ from ._agent_decorators import AgentDecoratorsMixin
 from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
 from ._agent_run_setup import RunSetup, build_run
 from ._agent_spec import AgentSpecMixin
-from ._agent_streams import event_stream
+from ._agent_streams import event_stream, streamed_run
 from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
@@ -389,18 +389,8 @@ class Agent(
             self._infer_name(inspect.currentframe())
         output_type = kwargs.get('output_type')
         schema = OutputSchema.build(output_type) if output_type is not None else self._output_schema
-        ctx_holder: list[RunContext[Any]] = []
-
-        async def validate_partial(output: Any) -> Any:
-            # Output validators see partial output with `ctx.partial_output=True`; a ModelRetry there only
-            # means "not yet", so the partial value is skipped rather than failing the run.
-            ctx = replace(ctx_holder[0], partial_output=True)
-            for validator in self._output_validators:
-                output = await validator.validate(output, ctx)
-            return output
-
-        async with event_stream(self, user_prompt, ctx_holder, **kwargs) as events:
-            yield StreamedRunResult(events, schema, validate_partial=validate_partial)
+        async with streamed_run(self, user_prompt, schema, self._output_validators, **kwargs) as result:
+            yield result
 
     def run_stream_sync(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
@@ -490,7 +480,8 @@ class Agent(
         if frame is None:
             return
         caller = frame.f_back
-        while caller is not None and caller.f_code.co_filename == __file__:
+        # `run_stream` is an async context manager: contextlib's frames stand between it and the caller.
+        while caller is not None and caller.f_code.co_filename in (__file__, contextlib.__file__):
             caller = caller.f_back
         if caller is None:
             return
