@@ -8,7 +8,6 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agent._threads import run_sync_in_thread
 from agent._tool import AgentDepsT, Tool
 from agent.builtin_tools import AbstractBuiltinTool, WebSearchTool, WebSearchUserLocation
 from agent.exceptions import UserError
@@ -37,19 +36,6 @@ def installed_search_backend() -> str | None:
         if found:
             return name
     return None
-
-
-def _search(module_name: str, query: str, max_results: int) -> list[dict[str, str]]:
-    module: Any = importlib.import_module(module_name)
-    results: list[dict[str, Any]] = list(module.DDGS().text(query, max_results=max_results) or [])
-    return [
-        {
-            'title': str(r.get('title', '')),
-            'url': str(r.get('href') or r.get('url', '')),
-            'snippet': str(r.get('body', '')),
-        }
-        for r in results
-    ]
 
 
 @dataclass(kw_only=True)
@@ -114,6 +100,10 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
         backend = installed_search_backend()
         if backend is None:
             return None
+        try:
+            from agent.common_tools.duckduckgo import DuckDuckGoSearchTool
+        except ImportError:
+            return None
         max_results = self.max_results
 
         async def web_search(query: str) -> list[dict[str, str]]:
@@ -122,7 +112,10 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
             Args:
                 query: What to search for.
             """
-            return await run_sync_in_thread(_search, backend, query, max_results)
+            # The client comes from the backend module found now, so a backend installed (or replaced) later counts.
+            client = importlib.import_module(backend).DDGS()
+            found = await DuckDuckGoSearchTool(client=client, max_results=max_results)(query)
+            return [{'title': r['title'], 'url': r['href'], 'snippet': r['body']} for r in found]
 
         return Tool[Any](web_search)
 
