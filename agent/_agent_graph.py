@@ -303,11 +303,7 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         self, state: GraphAgentState, deps: GraphAgentDeps[DepsT, OutputT]
     ) -> tuple[RunContext[DepsT], ModelRequestContext]:
         """Everything before the model call: queue drain, step count, tools, instructions, settings, limits."""
-        before, request = drain_pending(deps, self.request, include_idle=False)
-        for message in before:
-            _stamp(message, state)
-            state.message_history.append(message)
-        assert request is not None
+        request = self.request
         deps.usage_limits.check_before_request(state.usage)
         state.run_step += 1
         ctx = deps.run_context(state)
@@ -322,6 +318,8 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         request = replace(request, instructions=instructions, timestamp=now_utc())
         _stamp(request, state)
         state.message_history.append(request)
+        # `'asap'` messages follow the request as messages of their own; the model gets them merged with it.
+        state.message_history.extend(drain_pending(deps, state, at_end=False))
 
         settings = await resolve_settings([*deps.settings_layers, deps.run_model_settings], ctx)
         ctx.model_settings = settings

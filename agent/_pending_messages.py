@@ -1,4 +1,4 @@
-"""Messages queued for a run (`ctx.enqueue`, `AgentRun.enqueue`) and how they join the request about to be sent."""
+"""Messages queued for a run (`ctx.enqueue`, `AgentRun.enqueue`) and how they join the conversation."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ._env import now_utc
 from ._parts import ModelMessage, ModelRequest, ModelRequestPart
 from .exceptions import UserError
 
 if TYPE_CHECKING:
-    from ._agent_graph import GraphAgentDeps
+    from ._agent_graph import GraphAgentDeps, GraphAgentState
 
-__all__ = ('drain_pending', 'merge_requests')
+__all__ = ('drain_pending', 'merge_requests', 'redirect_request')
 
 
 def merge_requests(base: ModelRequest | None, parts: Sequence[ModelRequestPart]) -> ModelRequest:
@@ -22,36 +23,38 @@ def merge_requests(base: ModelRequest | None, parts: Sequence[ModelRequestPart])
     return replace(base, parts=[*base.parts, *parts])
 
 
-def drain_pending(
-    deps: GraphAgentDeps[Any, Any], request: ModelRequest | None, *, include_idle: bool
-) -> tuple[list[ModelMessage], ModelRequest | None]:
-    """Take queued messages out of the run's queue.
+def drain_pending(deps: GraphAgentDeps[Any, Any], state: GraphAgentState, *, at_end: bool) -> list[ModelMessage]:
+    """Take queued messages out of the run's queue, in the order they go into the history.
 
-    Returns messages to insert before the request and the request extended with queued request parts.
-    `'asap'` messages always drain; `'when_idle'` ones only with `include_idle` (the run would end).
+    Before a model request only `'asap'` messages drain; when the run would end (`at_end`) the `'asap'`
+    ones left over drain first, then the `'when_idle'` ones. Each message keeps its own place in the
+    history (the model still gets adjacent requests as one); the run's id, conversation id and a
+    timestamp are filled in where the producer left them unset.
     """
     queue = deps.pending_messages
-    chosen = [m for m in queue if m.priority == 'asap']
-    if include_idle and not chosen:
-        chosen = [m for m in queue if m.priority == 'when_idle']
-    if not chosen:
-        return [], request
-    for item in chosen:
-        queue.remove(item)
-    messages = [message for item in chosen for message in item.messages]
-    # A trailing request merges into the request about to be sent; earlier messages go before it.
-    before: list[ModelMessage] = []
-    if request is not None and messages and isinstance(messages[0], ModelRequest):
-        request = merge_requests(request, messages[0].parts)
-        messages = messages[1:]
-    if messages:
-        before = [request, *messages[:-1]] if request is not None else list(messages[:-1])
-        last = messages[-1]
-        if not isinstance(last, ModelRequest):
-            # `enqueue` checks this up front, but the queue is a plain list anyone can append to.
-            raise UserError(
-                'Enqueued content must end with a `ModelRequest` so the agent has a request to respond to, '
-                f'but the last queued message is a `{type(last).__name__}`.'
-            )
-        request = last
-    return before, request
+    wanted = ('asap', 'when_idle') if at_end else ('asap',)
+    messages: list[ModelMessage] = []
+    for priority in wanted:
+        chosen = [entry for entry in queue if entry.priority == priority]
+        queue[:] = [entry for entry in queue if entry.priority != priority]
+        messages.extend(message for entry in chosen for message in entry.messages)
+    for message in messages:
+        message.timestamp = message.timestamp or now_utc()
+        message.run_id = message.run_id or state.run_id
+        message.conversation_id = message.conversation_id or state.conversation_id
+    return messages
+
+
+def redirect_request(messages: list[ModelMessage]) -> tuple[list[ModelMessage], ModelRequest]:
+    """Split messages drained at the end of a run into those recorded as they are and the request to send.
+
+    Raises:
+        UserError: the last message is not a request (`enqueue` prevents that, but the queue is a plain list).
+    """
+    *before, last = messages
+    if not isinstance(last, ModelRequest):
+        raise UserError(
+            'Enqueued content must end with a `ModelRequest` so the agent has a request to respond to, '
+            f'but the last queued message is a `{type(last).__name__}`.'
+        )
+    return before, last

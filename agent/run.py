@@ -19,13 +19,13 @@ from ._agent_graph import (
     ModelRequestNode,
     RunCheckpoint,
     UserPromptNode,
-    drain_pending,
 )
 from ._callable_value import callable_value
 from ._deferred import DeferredToolRequests
 from ._enqueue import EnqueueContent, PendingMessage, PendingMessagePriority
 from ._node_stream import bind_node
 from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
+from ._pending_messages import drain_pending, redirect_request
 from ._run_context import RunContext
 from .capabilities import run_with_node_hooks
 from .exceptions import UndrainedPendingMessagesError
@@ -349,16 +349,8 @@ class AgentRun(Generic[DepsT, OutputT]):
             return result
         if isinstance(result.data.output, DeferredToolRequests):
             return result
-        history = self._state.message_history
-        trailing = history[-1] if history else None
-        if isinstance(trailing, ModelRequest):
-            history.pop()
-        else:
-            trailing = None
-        before, request = drain_pending(self._deps, trailing, include_idle=True)
-        history.extend(before)
-        if request is None:
-            return result
+        before, request = redirect_request(drain_pending(self._deps, self._state, at_end=True))
+        self._state.message_history.extend(before)
         return ModelRequestNode(request)
 
 

@@ -66,9 +66,13 @@ def test_adjacent_user_content_is_gathered_into_one_prompt_part() -> None:
         return 'noted'
 
     result = agent.run_sync('hi')
-    second_request = result.all_messages()[2]
-    assert isinstance(second_request, ModelRequest)
-    prompt = second_request.parts[1]
+    # The history keeps the tool's result and the enqueued request apart (the model gets them as one).
+    tool_results, enqueued = result.all_messages()[2:4]
+    assert isinstance(tool_results, ModelRequest)
+    assert [part.part_kind for part in tool_results.parts] == ['tool-return']
+    assert isinstance(enqueued, ModelRequest)
+    assert enqueued.run_id == result.run_id
+    [prompt] = enqueued.parts
     assert isinstance(prompt, UserPromptPart)
     assert prompt.content == ['look at', image, 'this']
 
