@@ -135,3 +135,35 @@ def test_system_prompt_parts_context_cannot_enqueue() -> None:
     parts = agent.system_prompt_parts()
     assert [p.content for p in parts] == ['You are helpful.']
     assert len(errors) == 1
+
+
+def test_an_enqueued_request_keeps_the_instructions_and_metadata_its_producer_gave_it() -> None:
+    requests: list[list[str]] = []
+    agent = Agent(recording_model(requests), instructions='Answer briefly.')
+    relayed = ModelRequest(parts=[UserPromptPart('from the webhook')], instructions='Quote it verbatim.')
+    relayed.metadata = {'origin': 'webhook'}
+
+    @agent.tool
+    def note(ctx: RunContext[None]) -> str:
+        ctx.enqueue(relayed)
+        return 'noted'
+
+    result = agent.run_sync('hi')
+    recorded = [m for m in result.all_messages() if isinstance(m, ModelRequest) and m.metadata == {'origin': 'webhook'}]
+    assert [m.instructions for m in recorded] == ['Quote it verbatim.']
+    assert recorded[0].run_id == result.run_id
+
+
+def test_at_the_end_leftover_asap_and_when_idle_messages_share_one_more_turn() -> None:
+    requests: list[list[str]] = []
+
+    class LateNotes(AbstractCapability[None]):
+        async def after_model_request(self, ctx: RunContext[None], *, request_context: Any, response: Any) -> Any:
+            if ctx.run_step == 2:  # the answer that would end the run
+                ctx.enqueue('later, please', priority='when_idle')
+                ctx.enqueue('right now')
+            return response
+
+    result = Agent(recording_model(requests), capabilities=[LateNotes()]).run_sync('hi')
+    assert requests[2:] == [['user-prompt:right now', 'user-prompt:later, please']]
+    assert result.output == 'answer after 3 requests'
