@@ -54,6 +54,23 @@ async def test_cancelling_a_run_stream_keeps_the_response_so_far_as_interrupted(
     assert last.state == 'interrupted'
 
 
+async def test_leaving_a_run_stream_early_runs_the_stream_functions_cleanup():
+    closed: list[bool] = []
+
+    async def words(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+        try:
+            for word in ['a ', 'b ', 'c ', 'd']:
+                yield word
+        finally:
+            closed.append(True)
+
+    async with Agent(FunctionModel(stream_function=words)).run_stream('Go') as result:
+        async for _ in result.stream_text(delta=True, debounce_by=None):
+            break
+
+    assert closed == [True]
+
+
 async def test_run_stream_passes_every_event_to_its_event_stream_handler_too():
     seen: list[str] = []
 

@@ -198,7 +198,14 @@ class FunctionModel(Model):
             raise NotImplementedError('This FunctionModel has only a `function`, so it cannot stream')
         settings, params = self.prepare_request(model_settings, model_request_parameters)
         fragments = self.stream_function(messages, _agent_info(messages, settings, params))
-        yield FunctionStreamedResponse(params, fragments, model_name=self.model_name)
+        try:
+            yield FunctionStreamedResponse(params, fragments, model_name=self.model_name)
+        finally:
+            # A stream left before its end (the run was cancelled or stopped reading) still runs the
+            # stream function's cleanup, as closing a connection would for a real model.
+            aclose = getattr(fragments, 'aclose', None)
+            if aclose is not None:
+                await aclose()
 
     @property
     def model_name(self) -> str:
