@@ -78,7 +78,7 @@ class ThinkingPartDelta:
     """Reasoning text to append."""
     _: KW_ONLY
     signature_delta: str | None = None
-    """Signature text to append."""
+    """The part's signature, replacing the one it had (providers send a signature whole, once the thinking ends)."""
     provider_name: str | None = None
     """The provider producing the part."""
     provider_details: dict[str, Any] | None = None
@@ -92,7 +92,7 @@ class ThinkingPartDelta:
         return replace(
             part,
             content=part.content + (self.content_delta or ''),
-            signature=((part.signature or '') + self.signature_delta) if self.signature_delta else part.signature,
+            signature=self.signature_delta if self.signature_delta is not None else part.signature,
             provider_name=self.provider_name or part.provider_name,
             provider_details=_merge_details(part.provider_details, self.provider_details),
         )

@@ -269,12 +269,12 @@ def test_text_delta_refuses_other_part_kinds():
         TextPartDelta('x').apply(ToolCallPart('t', '{}'))
 
 
-def test_thinking_delta_appends_content_and_signature():
+def test_thinking_delta_appends_content_and_replaces_the_signature():
     part = ThinkingPart('Step 1.', signature='ab')
 
     updated = ThinkingPartDelta(' Step 2.', signature_delta='cd', provider_name='anthropic').apply(part)
 
-    assert (updated.content, updated.signature, updated.provider_name) == ('Step 1. Step 2.', 'abcd', 'anthropic')
+    assert (updated.content, updated.signature, updated.provider_name) == ('Step 1. Step 2.', 'cd', 'anthropic')
 
 
 def test_thinking_delta_without_signature_keeps_the_existing_one():

@@ -296,5 +296,5 @@ async def test_code_execution_parts_come_back_as_native_tool_parts_and_go_back_a
     assert (call.tool_name, call.args) == ('code_execution', {'language': 'PYTHON', 'code': 'print(sum(range(10)))'})
     assert (result.content, result.tool_call_id) == ({'outcome': 'OUTCOME_OK', 'output': '45\n'}, call.tool_call_id)
     assert response.usage == RequestUsage(input_tokens=50, output_tokens=40, details={'tool_use_prompt_tokens': 30})
-    assert first.output == "I'll compute it.The sum is 45."
+    assert first.output == "I'll compute it.\n\nThe sum is 45."  # text parts a native tool separates
     assert second.output == '90.'
