@@ -29,6 +29,7 @@ from ._override import AgentOverrideMixin, merge_metadata, resolve_spec
 from ._parts import ModelMessage, SystemPromptPart
 from ._run_context import RunContext
 from ._spec import AgentSpec
+from ._template import TemplateStr
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, normalize_to_limiter
 from .exceptions import UserError
 from .graph import End
@@ -102,7 +103,7 @@ class Agent(
         system_prompt: str | Sequence[str] = (),
         deps_type: type[AgentDepsT] | Any = type(None),
         name: str | None = None,
-        description: str | None = None,
+        description: TemplateStr[Any] | str | None = None,
         model_settings: ModelSettings | Callable[..., ModelSettings] | None = None,
         retries: int | AgentRetries = 1,
         output_retries: int | None = None,
@@ -131,7 +132,6 @@ class Agent(
             self._model = infer_model(model)
         self.name = name
         self.description = description
-        """A human-readable description of the agent (for UIs and for agents exposed as tools)."""
         self.output_type = output_type
         self.deps_type = deps_type
         self.model_settings = model_settings
@@ -504,6 +504,7 @@ class Agent(
     def __repr__(self) -> str:
         model = self._model.label if isinstance(self._model, Model) else self._model
         return f'Agent(model={model!r}, name={self.name!r})'
+
 
 def _run_output_retries(retries: int | AgentRetries | dict[str, int] | None) -> int | None:
     """The output retry budget a run's `retries=` sets, if any.
