@@ -8,7 +8,7 @@ between any two nodes and resumed from its state and the next node.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic
@@ -222,7 +222,7 @@ class _AgentNode(
     _streamed_next: Any = None
     """The node after this one, once `stream()` has run it."""
 
-    def _stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+    def _stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterable[AgentStreamEvent]]:
         from ._node_stream import stream_node
 
         return stream_node(self, ctx)
@@ -344,7 +344,7 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         state.message_history.append(response)
         return CallToolsNode(response)
 
-    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterable[AgentStreamEvent]]:
         """Run the node now, streaming the model's response: `async with node.stream(agent_run.ctx) as events:`.
 
         The events are the response's part events and `FinalResultEvent`; the run's loop then moves on to the
@@ -442,7 +442,7 @@ class CallToolsNode(_AgentNode[DepsT, OutputT]):
     answered_call_ids: frozenset[str] = frozenset()
     """When resuming: the calls a previous run already answered (in the requests after the response)."""
 
-    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterator[AgentStreamEvent]]:
+    def stream(self, ctx: object) -> AbstractAsyncContextManager[AsyncIterable[AgentStreamEvent]]:
         """Run the node now, streaming its tool calls and results: `async with node.stream(agent_run.ctx) as events:`.
 
         Raises:

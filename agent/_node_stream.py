@@ -17,9 +17,9 @@ them.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ._agent_graph import ModelRequestNode
 from ._streaming import LiveResponse, live_response
@@ -43,7 +43,7 @@ _DONE = object()
 
 
 @asynccontextmanager
-async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterator[AgentStreamEvent]]:
+async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterable[AgentStreamEvent]]:
     """Run `node` now, yielding its events as they happen; the node keeps the next node for the run's loop.
 
     Raises:
@@ -81,7 +81,7 @@ async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterator[Ag
     finally:
         live_response.reset(token)
     events_left = events()
-    stream: AsyncIterator[Any] = events_left
+    stream: AsyncIterable[Any] = events_left
     if isinstance(node, ModelRequestNode):
         validators = deps.output_validators
 
@@ -103,7 +103,7 @@ async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterator[Ag
         # Whatever the caller did not read still has to happen: the node runs to its end.
         async for _ in events_left:
             pass
-        node._streamed_next = await task
+        cast(Any, node)._streamed_next = await task  # the run's loop takes it from the node
     finally:
         deps.event_sink = previous
         if not task.done():

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ._infer import register_model_provider
 from ._openai_chat import OpenAIChatModel, OpenAIChatStreamedResponse
-from ._openai_common import OpenAIChatModelSettings, OpenAIModelSettings, OpenAIResponsesModelSettings
+from ._openai_common import OpenAIChatModelSettings, OpenAIModelSettings, OpenAIResponsesModelSettings  # pyright: ignore[reportDeprecated]  (re-exported for old code)
 from ._openai_responses import OpenAIResponsesModel, OpenAIResponsesStreamedResponse
 
 __all__ = (
