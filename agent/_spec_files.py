@@ -8,7 +8,6 @@ The schema lists, for every capability a spec can name, each form it accepts (se
 from __future__ import annotations
 
 import json
-import typing
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -139,7 +138,10 @@ def spec_json_schema(
         defs.pop(name, None)
     items: dict[str, Any] = {}
     if forms:
-        entry_schema = pydantic.TypeAdapter(typing.Union[tuple(forms)]).json_schema()  # noqa: UP007
+        entry_type: Any = forms[0]
+        for form in forms[1:]:  # the union of every capability's spec forms
+            entry_type = entry_type | form
+        entry_schema = pydantic.TypeAdapter[Any](entry_type).json_schema()
         defs.update(entry_schema.pop('$defs', {}))
         items = entry_schema
     schema['properties']['capabilities'] = {'items': items, 'title': 'Capabilities', 'type': 'array'}
