@@ -134,6 +134,7 @@ EXTENSION_API: dict[str, set[str]] = {
     },
     'agent.models': {
         'ALLOW_MODEL_REQUESTS',
+        'DEFAULT_HTTP_TIMEOUT',
         'KnownModelName',
         'Model',
         'ModelProfile',
@@ -144,7 +145,9 @@ EXTENSION_API: dict[str, set[str]] = {
         'OutputObjectDefinition',
         'StreamedResponse',
         'StructuredOutputMode',
+        'cached_async_http_client',
         'check_allow_model_requests',
+        'create_async_http_client',
         'infer_model',
         'override_allow_model_requests',
         'register_model_provider',
@@ -186,6 +189,7 @@ EXTENSION_API: dict[str, set[str]] = {
     },
     'agent.models.function': {
         'AgentInfo',
+        'BuiltinToolCallsReturns',
         'DeltaThinkingCalls',
         'DeltaThinkingPart',
         'DeltaToolCall',
@@ -197,18 +201,23 @@ EXTENSION_API: dict[str, set[str]] = {
     },
     'agent.models.openai': {
         'OpenAIChatModel',
+        'OpenAIChatModelSettings',
         'OpenAIChatStreamedResponse',
+        'OpenAIModelSettings',
         'OpenAIResponsesModel',
+        'OpenAIResponsesModelSettings',
         'OpenAIResponsesStreamedResponse',
     },
     'agent.models.anthropic': {
         'THINKING_BUDGETS',
         'AnthropicModel',
+        'AnthropicModelSettings',
         'AnthropicStreamedResponse',
     },
     'agent.models.google': {
         'THINKING_BUDGETS',
         'GoogleModel',
+        'GoogleModelSettings',
         'GoogleStreamedResponse',
     },
     'agent.providers': {
