@@ -97,7 +97,7 @@ async def test_a_run_waiting_for_approval_leaves_the_cache_and_finishes_by_repla
 
     # Its replay passed the waiting point on the way to the approval without being evicted there again.
     assert worker.waiting_runs_evicted == evicted
-    assert result.output == 'wired 5; rate 1.1'
+    assert result.output == 'rate 1.1; wired 5'
     assert runs_of_wire == ['wire']
     failed = {EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED, EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT}
     assert [e.event_id for e in history.events if e.event_type in failed] == []
@@ -117,7 +117,7 @@ async def test_with_eviction_off_a_waiting_run_stays_cached(client: Client, task
         assert _cached(worker, handle.result_run_id or '')
         assert worker.waiting_runs_evicted == 0
         await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'wire-1': True}))
-        assert (await asyncio.wait_for(handle.result(), 10)).output == 'wired 5; rate 1.1'
+        assert (await asyncio.wait_for(handle.result(), 10)).output == 'rate 1.1; wired 5'
 
 
 async def test_a_running_run_is_not_evicted(client: Client, task_queue: str) -> None:
@@ -148,7 +148,7 @@ async def test_an_evicted_run_resumes_from_the_queue_every_worker_polls(client: 
     async with build_worker(client, AGENTS, task_queue=task_queue):
         await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'wire-1': True}))
         result = await asyncio.wait_for(handle.result(), 10)
-    assert result.output == 'wired 5; rate 1.1'
+    assert result.output == 'rate 1.1; wired 5'
     history = await handle.fetch_history()
     signalled = next(
         e.event_id for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
