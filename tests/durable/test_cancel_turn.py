@@ -101,7 +101,9 @@ async def test_cancelling_a_turn_stops_its_tool_and_the_next_message_works(clien
     assert status.step == 1  # the model request that asked for the tool had completed
     # The cancelled turn's message stayed in the conversation: the next turn's model sees it.
     assert after.output == 'seen: slow / next'
-    assert [m.kind for m in final.new_messages] == ['request', 'response']
+    # The cancelled turn's unanswered request goes out with this turn (the model gets the two merged), so this
+    # turn's new messages are that request, its own and the answer.
+    assert [m.kind for m in final.new_messages] == ['request', 'request', 'response']
     assert _prompts(final.new_messages) == ['slow', 'next']
 
 
