@@ -17,6 +17,7 @@ from agent import Agent, UserError
 from agent.capabilities import MCP
 from agent.mcp import MCPServerStdio
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
 from tests.mcp._servers import InProcessServer, build_app, serve_http, stdio_command
 from worker import build_worker
@@ -171,7 +172,8 @@ async def test_the_mcp_capability_connects_by_url_from_the_worker_with_prefixed_
     app, _ = build_app()
     async with serve_http(app.streamable_http_app()) as base:
         capability = MCP(url=f'{base}/mcp').prefix_tools('web')
-        agent = Agent(FunctionModel(adder), name='mcp_by_url', capabilities=[capability])
+        # A model without native MCP support, so the capability connects from the worker.
+        agent = Agent(FunctionModel(adder, profile=ModelProfile()), name='mcp_by_url', capabilities=[capability])
         async with build_worker(client, {'mcp_by_url': agent}, task_queue=task_queue):
             workflow_id = f'mcp-{uuid.uuid4()}'
             result: AgentRunOutput = await client.execute_workflow(
