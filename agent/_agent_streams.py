@@ -42,17 +42,20 @@ async def event_stream(
         if not ctx_holder:
             ctx_holder.append(ctx)
 
-        async def passed_on() -> AsyncIterator[AgentStreamEvent]:
+        async def passed_on() -> AsyncGenerator[AgentStreamEvent]:
             async for event in stream:
                 await queue.put(event)
                 yield event
 
         events = passed_on()
-        if handler is not None:
-            await handler(ctx, events)
-        # What the handler left unread still reaches the consumer.
-        async for _ in events:
-            pass
+        try:
+            if handler is not None:
+                await handler(ctx, events)
+            # What the handler left unread still reaches the consumer.
+            async for _ in events:
+                pass
+        finally:
+            await events.aclose()  # closed here, not by the garbage collector in some later task
 
     async def runner() -> None:
         try:
