@@ -237,3 +237,13 @@ def test_template_str_is_subscriptable_and_renders_the_same() -> None:
 
     assert isinstance(template, agent.TemplateStr)
     assert template.render({'name': 'Ada'}) == 'Hello Ada'
+
+
+def test_the_httpx2_client_factory_is_importable_where_later_releases_keep_it() -> None:
+    import httpx2
+
+    from agent._http import create_async_httpx2_client
+
+    client = create_async_httpx2_client(timeout=30, connect=2)
+    assert isinstance(client, httpx2.AsyncClient)
+    assert (client.timeout.read, client.timeout.connect) == (30, 2)
