@@ -1,18 +1,18 @@
-"""Streaming deltas and the events an agent run emits."""
+"""The events an agent run emits (the deltas they carry live in `_part_deltas`)."""
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, replace
-from typing import Annotated, Any, Literal, TypeAlias
+from dataclasses import KW_ONLY, dataclass
+from typing import Annotated, Literal, TypeAlias
 
 import pydantic
 
+from ._part_deltas import ModelResponsePartDelta, TextPartDelta, ThinkingPartDelta, ToolCallPartDelta
 from ._parts import (
     ModelResponse,
     ModelResponsePart,
     RetryPromptPart,
     TextPart,
-    ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
 )
@@ -40,142 +40,6 @@ __all__ = (
 PartKind: TypeAlias = Literal[
     'text', 'thinking', 'tool-call', 'builtin-tool-call', 'builtin-tool-return', 'file', 'compaction'
 ]
-
-
-# ----- deltas -----
-
-
-@dataclass
-class TextPartDelta:
-    """More text for a `TextPart`."""
-
-    content_delta: str
-    """The text to append."""
-    _: KW_ONLY
-    provider_name: str | None = None
-    """The provider producing the part."""
-    provider_details: dict[str, Any] | None = None
-    """Provider details to merge into the part's."""
-    part_delta_kind: Literal['text'] = 'text'
-
-    def apply(self, part: ModelResponsePart) -> TextPart:
-        """Return `part` with the delta applied."""
-        if not isinstance(part, TextPart):
-            raise ValueError(f'Cannot apply a text delta to {type(part).__name__}')
-        return replace(
-            part,
-            content=part.content + self.content_delta,
-            provider_name=self.provider_name or part.provider_name,
-            provider_details=_merge_details(part.provider_details, self.provider_details),
-        )
-
-
-@dataclass
-class ThinkingPartDelta:
-    """More reasoning (or a signature) for a `ThinkingPart`."""
-
-    content_delta: str | None = None
-    """Reasoning text to append."""
-    _: KW_ONLY
-    signature_delta: str | None = None
-    """The part's signature, replacing the one it had (providers send a signature whole, once the thinking ends)."""
-    provider_name: str | None = None
-    """The provider producing the part."""
-    provider_details: dict[str, Any] | None = None
-    """Provider details to merge into the part's."""
-    part_delta_kind: Literal['thinking'] = 'thinking'
-
-    def apply(self, part: ModelResponsePart) -> ThinkingPart:
-        """Return `part` with the delta applied."""
-        if not isinstance(part, ThinkingPart):
-            raise ValueError(f'Cannot apply a thinking delta to {type(part).__name__}')
-        return replace(
-            part,
-            content=part.content + (self.content_delta or ''),
-            signature=self.signature_delta if self.signature_delta is not None else part.signature,
-            provider_name=self.provider_name or part.provider_name,
-            provider_details=_merge_details(part.provider_details, self.provider_details),
-        )
-
-
-@dataclass
-class ToolCallPartDelta:
-    """A fragment of a tool call: name, id or a piece of the JSON arguments."""
-
-    tool_name_delta: str | None = None
-    """Text to append to the tool name."""
-    args_delta: str | dict[str, Any] | None = None
-    """JSON text to append to the arguments, or a dict to merge into them."""
-    tool_call_id: str | None = None
-    """The call id, once known."""
-    _: KW_ONLY
-    provider_name: str | None = None
-    """The provider producing the part."""
-    provider_details: dict[str, Any] | None = None
-    """Provider details to merge into the part's."""
-    part_delta_kind: Literal['tool_call'] = 'tool_call'
-
-    def as_part(self) -> ToolCallPart | None:
-        """A `ToolCallPart` from this delta alone, or `None` if the tool name is still unknown."""
-        if not self.tool_name_delta:
-            return None
-        part = ToolCallPart(
-            self.tool_name_delta,
-            self.args_delta,
-            provider_name=self.provider_name,
-            provider_details=self.provider_details,
-        )
-        if self.tool_call_id:
-            part.tool_call_id = self.tool_call_id
-        return part
-
-    def apply(self, part: ModelResponsePart | ToolCallPartDelta) -> ToolCallPart | ToolCallPartDelta:
-        """Apply the delta to a tool call part (or to an earlier delta whose name is still unknown)."""
-        if isinstance(part, ToolCallPartDelta):
-            merged = ToolCallPartDelta(
-                (part.tool_name_delta or '') + (self.tool_name_delta or '') or None,
-                _merge_args(part.args_delta, self.args_delta),
-                self.tool_call_id or part.tool_call_id,
-                provider_name=self.provider_name or part.provider_name,
-                provider_details=_merge_details(part.provider_details, self.provider_details),
-            )
-            return merged.as_part() or merged
-        if not isinstance(part, ToolCallPart):
-            raise ValueError(f'Cannot apply a tool call delta to {type(part).__name__}')
-        return replace(
-            part,
-            tool_name=part.tool_name + (self.tool_name_delta or ''),
-            args=_merge_args(part.args, self.args_delta),
-            tool_call_id=self.tool_call_id or part.tool_call_id,
-            provider_name=self.provider_name or part.provider_name,
-            provider_details=_merge_details(part.provider_details, self.provider_details),
-        )
-
-
-def _merge_details(current: dict[str, Any] | None, delta: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not delta:
-        return current
-    return {**(current or {}), **delta}
-
-
-def _merge_args(
-    current: str | dict[str, Any] | None, delta: str | dict[str, Any] | None
-) -> str | dict[str, Any] | None:
-    if delta is None:
-        return current
-    if current is None or current == '' or current == {}:
-        return delta
-    if isinstance(current, str) and isinstance(delta, str):
-        return current + delta
-    if isinstance(current, dict) and isinstance(delta, dict):
-        return {**current, **delta}
-    raise ValueError('Cannot mix JSON-string and dict tool call argument deltas')
-
-
-ModelResponsePartDelta: TypeAlias = Annotated[
-    TextPartDelta | ThinkingPartDelta | ToolCallPartDelta, pydantic.Discriminator('part_delta_kind')
-]
-"""A delta to a response part."""
 
 
 # ----- model stream events -----

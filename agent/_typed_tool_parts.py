@@ -8,10 +8,10 @@ result shapes. Code that only knows plain tool parts keeps working on them.
 from __future__ import annotations
 
 import json
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, fields
 from typing import Any, Literal, cast
 
-from ._tool_parts import ToolCallPart, ToolReturnPart
+from ._tool_parts import ToolCallPart, ToolPartKind, ToolReturnPart
 
 __all__ = (
     'LOAD_CAPABILITY_TOOL_NAME',
@@ -20,6 +20,7 @@ __all__ = (
     'LoadCapabilityReturnPart',
     'ToolSearchCallPart',
     'ToolSearchReturnPart',
+    'narrow_tool_call_part',
 )
 
 LOAD_CAPABILITY_TOOL_NAME = 'load_capability'
@@ -100,3 +101,18 @@ class ToolSearchReturnPart(ToolReturnPart):
     content: Any = None
     _: KW_ONLY
     tool_kind: Literal['tool-search', 'capability-load'] | None = 'tool-search'
+
+
+_CALL_PARTS: dict[str, type[ToolCallPart]] = {
+    'capability-load': LoadCapabilityCallPart,
+    'tool-search': ToolSearchCallPart,
+}
+
+
+def narrow_tool_call_part(part: ToolCallPart, tool_kind: ToolPartKind) -> ToolCallPart:
+    """`part` as the typed call part of `tool_kind` (the same fields, with `tool_kind` set)."""
+    typed = _CALL_PARTS.get(tool_kind)
+    if typed is None or type(part) is typed:
+        return part
+    values = {f.name: getattr(part, f.name) for f in fields(part) if f.init and f.name != 'tool_kind'}
+    return typed(**values, tool_kind=tool_kind)

@@ -63,6 +63,7 @@ from ._media_types import (
     VideoFormat,
     VideoMediaType,
 )
+from ._part_deltas import ProviderDetailsDelta
 from ._parts import (
     BaseToolCallPart,
     BaseToolReturnPart,
@@ -143,6 +144,7 @@ __all__ = (
     'PartDeltaEvent',
     'PartEndEvent',
     'PartStartEvent',
+    'ProviderDetailsDelta',
     'RequestUsage',
     'RetryPromptPart',
     'SystemPromptPart',

@@ -8,6 +8,7 @@ import pydantic_core
 import pytest
 
 from agent import Agent
+from agent.exceptions import UnexpectedModelBehavior
 from agent.messages import (
     INVALID_JSON_KEY,
     AudioUrl,
@@ -306,8 +307,10 @@ def test_tool_call_delta_merges_dict_args_and_sets_call_id():
 
 
 def test_tool_call_delta_refuses_mixing_string_and_dict_args():
-    with pytest.raises(ValueError, match='mix'):
+    with pytest.raises(UnexpectedModelBehavior, match='Cannot apply dict deltas to non-dict tool arguments'):
         ToolCallPartDelta(args_delta={'b': 2}).apply(ToolCallPart('t', '{"a": 1'))
+    with pytest.raises(UnexpectedModelBehavior, match='Cannot apply JSON deltas to non-JSON tool arguments'):
+        ToolCallPartDelta(args_delta='{"b": 2}').apply(ToolCallPart('t', {}))
 
 
 def test_tool_call_delta_on_delta_stays_a_delta_until_the_name_is_known():

@@ -301,6 +301,7 @@ CORE_API: dict[str, set[str]] = {
         'TextPart',
         'TextPartDelta',
         'ThinkingPart',
+        'ProviderDetailsDelta',
         'ThinkingPartDelta',
         'ToolCallEvent',
         'ToolCallPart',

@@ -21,11 +21,11 @@ from collections.abc import Generator
 from contextlib import contextmanager
 
 from agent._model_request_context import ModelRequestContext
+from agent._parts_manager import ModelResponsePartsManager
 
 from ._http_client import DEFAULT_HTTP_TIMEOUT, cached_async_http_client, create_async_http_client
 from ._infer import KnownModelName, infer_model, register_model_provider
 from ._model import Model
-from ._parts_manager import ModelResponsePartsManager
 from ._request_parameters import (
     ModelProfile,
     ModelRequestParameters,
@@ -33,6 +33,7 @@ from ._request_parameters import (
     OutputObjectDefinition,
     StructuredOutputMode,
 )
+from ._return_schemas import prepare_return_schemas
 from ._streamed import StreamedResponse
 
 __all__ = (
@@ -55,6 +56,8 @@ __all__ = (
     'override_allow_model_requests',
     'register_model_provider',
 )
+
+_prepare_return_schemas = prepare_return_schemas  # the private name Pydantic AI's tests import it by
 
 ALLOW_MODEL_REQUESTS = True
 """Whether models that reach a provider may send requests; set to `False` in tests to catch accidental calls."""

@@ -178,7 +178,7 @@ class HTTPStreamedResponse(StreamedResponse):
         if not content:
             return None
         if vendor_part_id in self._started:
-            return self._parts_manager.handle_text_delta(vendor_part_id=vendor_part_id, content=content)
+            return next(self._parts_manager.handle_text_delta(vendor_part_id=vendor_part_id, content=content), None)
         self._started.add(vendor_part_id)
         return self._parts_manager.handle_part(vendor_part_id=vendor_part_id, part=TextPart(content, id=part_id))
 
@@ -192,9 +192,15 @@ class HTTPStreamedResponse(StreamedResponse):
         start_empty: bool = False,
     ) -> ModelResponseStreamEvent | None:
         if vendor_part_id in self._started:
-            return self._parts_manager.handle_thinking_delta(
-                vendor_part_id=vendor_part_id, content=content, signature=signature, provider_name=self.provider_name
+            if not content and not signature:
+                return None
+            events = self._parts_manager.handle_thinking_delta(
+                vendor_part_id=vendor_part_id,
+                content=content or None,
+                signature=signature,
+                provider_name=self.provider_name,
             )
+            return next(events, None)
         if not content and not signature and not start_empty:
             return None
         self._started.add(vendor_part_id)

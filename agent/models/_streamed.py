@@ -11,9 +11,9 @@ from typing import Any
 from agent._env import now_utc
 from agent._events import ModelResponseStreamEvent, PartEndEvent, PartStartEvent
 from agent._parts import FinishReason, ModelResponse
+from agent._parts_manager import ModelResponsePartsManager
 from agent.usage import RequestUsage
 
-from ._parts_manager import ModelResponsePartsManager
 from ._request_parameters import ModelRequestParameters
 
 __all__ = ('StreamedResponse',)
@@ -51,7 +51,7 @@ class StreamedResponse(ABC):
         self._provider_name = provider_name
         self._provider_url = provider_url
         self._timestamp = timestamp if timestamp is not None else now_utc()
-        self._parts_manager = ModelResponsePartsManager()
+        self._parts_manager = ModelResponsePartsManager(model_request_parameters)
         self._usage = RequestUsage()
         self._event_iterator: AsyncIterator[ModelResponseStreamEvent] | None = None
         self.finish_reason: FinishReason | None = None

@@ -239,9 +239,9 @@ class FunctionStreamedResponse(StreamedResponse):
             if isinstance(fragment, str):
                 self._count_output(fragment)
                 # Text continues the latest part when it is text, so a string after a tool call starts a new part.
-                event = self._parts_manager.handle_text_delta(vendor_part_id=None, content=fragment)
-                if event is not None:
-                    yield event
+                if fragment:
+                    for event in self._parts_manager.handle_text_delta(vendor_part_id=None, content=fragment):
+                        yield event
                 continue
             for key, delta in fragment.items():
                 if isinstance(delta, DeltaToolCall):
@@ -254,9 +254,12 @@ class FunctionStreamedResponse(StreamedResponse):
                     )
                 elif isinstance(delta, DeltaThinkingPart):
                     self._count_output(delta.content)
-                    event = self._parts_manager.handle_thinking_delta(
-                        vendor_part_id=('thinking', key), content=delta.content, signature=delta.signature
-                    )
+                    event = None
+                    if delta.content or delta.signature:
+                        thinking = self._parts_manager.handle_thinking_delta(
+                            vendor_part_id=('thinking', key), content=delta.content or None, signature=delta.signature
+                        )
+                        event = next(thinking, None)
                 else:
                     if isinstance(delta, NativeToolCallPart):
                         self._count_output(delta.args_as_json_str())

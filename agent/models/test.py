@@ -212,7 +212,8 @@ class TestModel(Model):
                     if isinstance(part, ToolReturnPart):
                         results[part.tool_name] = part.content
         if results:
-            return TextPart(pydantic_core.to_json(results, fallback=repr).decode())
+            # No fallback: a result that cannot be serialized fails here, as it would on the way to a real model.
+            return TextPart(pydantic_core.to_json(results).decode())
         return TextPart('success (no tool calls)')
 
 
@@ -249,9 +250,9 @@ class TestStreamedResponse(StreamedResponse):
                 yield self._parts_manager.handle_part(vendor_part_id=index, part=TextPart(''))
                 for chunk in _chunks(part.content):
                     self._usage += RequestUsage(output_tokens=estimate_string_tokens(chunk))
-                    event = self._parts_manager.handle_text_delta(vendor_part_id=index, content=chunk)
-                    if event is not None:
-                        yield event
+                    if chunk:
+                        for event in self._parts_manager.handle_text_delta(vendor_part_id=index, content=chunk):
+                            yield event
             elif isinstance(part, ToolCallPart):
                 yield self._parts_manager.handle_tool_call_part(
                     vendor_part_id=index, tool_name=part.tool_name, args=part.args, tool_call_id=part.tool_call_id

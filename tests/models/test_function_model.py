@@ -128,7 +128,7 @@ async def test_streamed_tool_call_fragments_build_one_call_per_key():
 
     assert events == [
         PartStartEvent(0, ToolCallPart('weather', '{"city": ', 'call_a')),
-        PartDeltaEvent(0, ToolCallPartDelta(None, '"Paris"}', None)),
+        PartDeltaEvent(0, ToolCallPartDelta(None, '"Paris"}', 'call_a')),
         PartEndEvent(0, ToolCallPart('weather', '{"city": "Paris"}', 'call_a'), next_part_kind='tool-call'),
         PartStartEvent(1, ToolCallPart('time', '{}', 'call_b'), previous_part_kind='tool-call'),
         PartEndEvent(1, ToolCallPart('time', '{}', 'call_b')),

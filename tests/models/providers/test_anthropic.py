@@ -169,12 +169,12 @@ async def test_streamed_tool_input_arrives_as_argument_deltas_per_block():
         PartStartEvent(0, TextPart('Checking both cities.')),
         PartEndEvent(0, TextPart('Checking both cities.'), next_part_kind='tool-call'),
         PartStartEvent(1, ToolCallPart('get_weather', None, paris), previous_part_kind='text'),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='')),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city": "Pa')),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='ris"}')),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='', tool_call_id=paris)),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city": "Pa', tool_call_id=paris)),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='ris"}', tool_call_id=paris)),
         PartEndEvent(1, ToolCallPart('get_weather', '{"city": "Paris"}', paris), next_part_kind='tool-call'),
         PartStartEvent(2, ToolCallPart('get_weather', None, london), previous_part_kind='tool-call'),
-        PartDeltaEvent(2, ToolCallPartDelta(args_delta='{"city": "London"}')),
+        PartDeltaEvent(2, ToolCallPartDelta(args_delta='{"city": "London"}', tool_call_id=london)),
     ]
     assert events[-1] == PartEndEvent(0, TextPart('Both cities are sunny.'))
 
@@ -193,8 +193,8 @@ async def test_streamed_thinking_collects_its_signature():
     thinking = ThinkingPart("Count the r's: there are three.", signature=signature, provider_name='anthropic')
     assert events == [
         PartStartEvent(0, ThinkingPart("Count the r's:", provider_name='anthropic')),
-        PartDeltaEvent(0, ThinkingPartDelta(' there are three.', provider_name='anthropic')),
-        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=signature, provider_name='anthropic')),
+        PartDeltaEvent(0, ThinkingPartDelta(' there are three.')),
+        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=signature)),
         PartEndEvent(0, thinking, next_part_kind='text'),
         PartStartEvent(1, TextPart("There are 3 r's."), previous_part_kind='thinking'),
         PartEndEvent(1, TextPart("There are 3 r's.")),

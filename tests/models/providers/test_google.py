@@ -205,8 +205,8 @@ async def test_streamed_thoughts_become_one_thinking_part_signed_by_the_answer()
     )
     assert events == [
         PartStartEvent(0, ThinkingPart('**Counting letters**\n\n', provider_name='google-gla')),
-        PartDeltaEvent(0, ThinkingPartDelta("Three r's in strawberry.", provider_name='google-gla')),
-        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=signature, provider_name='google-gla')),
+        PartDeltaEvent(0, ThinkingPartDelta("Three r's in strawberry.")),
+        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=signature)),
         PartEndEvent(0, thought, next_part_kind='text'),
         PartStartEvent(1, TextPart("There are 3 r's."), previous_part_kind='thinking'),
         PartEndEvent(1, TextPart("There are 3 r's.")),

@@ -190,12 +190,12 @@ async def test_streamed_tool_call_arguments_arrive_as_deltas_per_call():
     paris, london = 'call_Hq2Wv8Lk3Zp6Rx1Tn9Ym4Jc7', 'call_Bf5Ds1Gk8Qw3Ep6Rt9Yu2Io4'
     assert events[:7] == [
         PartStartEvent(0, ToolCallPart('get_weather', '', paris)),
-        PartDeltaEvent(0, ToolCallPartDelta(args_delta='{"ci')),
-        PartDeltaEvent(0, ToolCallPartDelta(args_delta='ty": "Paris"}')),
+        PartDeltaEvent(0, ToolCallPartDelta(args_delta='{"ci', tool_call_id=paris)),
+        PartDeltaEvent(0, ToolCallPartDelta(args_delta='ty": "Paris"}', tool_call_id=paris)),
         PartEndEvent(0, ToolCallPart('get_weather', '{"city": "Paris"}', paris), next_part_kind='tool-call'),
         PartStartEvent(1, ToolCallPart('get_weather', '', london), previous_part_kind='tool-call'),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city": ')),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='"London"}')),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city": ', tool_call_id=london)),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='"London"}', tool_call_id=london)),
     ]
     assert events[7] == PartEndEvent(1, ToolCallPart('get_weather', '{"city": "London"}', london))
     assert events[-1] == PartEndEvent(0, TextPart('Both cities are sunny.'))
@@ -253,7 +253,7 @@ async def test_streamed_reasoning_becomes_a_thinking_part_before_the_text():
     )
     assert events == [
         PartStartEvent(0, ThinkingPart("Count the r's:", id='reasoning_content', provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta(' s-t-r-a-w-b-e-r-r-y has three.', provider_name='openai')),
+        PartDeltaEvent(0, ThinkingPartDelta(' s-t-r-a-w-b-e-r-r-y has three.')),
         PartEndEvent(0, thinking, next_part_kind='text'),
         PartStartEvent(1, TextPart('There are'), previous_part_kind='thinking'),
         PartDeltaEvent(1, TextPartDelta(" 3 r's.")),

@@ -195,15 +195,15 @@ async def test_streamed_function_call_arguments_arrive_as_deltas_per_item():
     london = ToolCallPart('get_weather', None, 'call_Qa2Ws4Ed6Rf8Tg0Yh2Uj4Ik6', id='fc_68e4f5a6b7c8d9e2')
     assert events[:7] == [
         PartStartEvent(0, paris),
-        PartDeltaEvent(0, ToolCallPartDelta(args_delta='{"city":')),
-        PartDeltaEvent(0, ToolCallPartDelta(args_delta='"Paris"}')),
+        PartDeltaEvent(0, ToolCallPartDelta(args_delta='{"city":', tool_call_id=paris.tool_call_id)),
+        PartDeltaEvent(0, ToolCallPartDelta(args_delta='"Paris"}', tool_call_id=paris.tool_call_id)),
         PartEndEvent(
             0,
             ToolCallPart('get_weather', '{"city":"Paris"}', paris.tool_call_id, id=paris.id),
             next_part_kind='tool-call',
         ),
         PartStartEvent(1, london, previous_part_kind='tool-call'),
-        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city":"London"}')),
+        PartDeltaEvent(1, ToolCallPartDelta(args_delta='{"city":"London"}', tool_call_id=london.tool_call_id)),
         PartEndEvent(1, ToolCallPart('get_weather', '{"city":"London"}', london.tool_call_id, id=london.id)),
     ]
 
@@ -224,11 +224,11 @@ async def test_streamed_reasoning_summaries_join_into_one_thinking_part_with_its
     )
     assert events == [
         PartStartEvent(0, ThinkingPart('', id=rs, provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta('**Counting**\n\n', provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta("Three r's.", provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta('\n\n', provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta('**Answer**\n\nSay 3.', provider_name='openai')),
-        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=ENCRYPTED, provider_name='openai')),
+        PartDeltaEvent(0, ThinkingPartDelta('**Counting**\n\n')),
+        PartDeltaEvent(0, ThinkingPartDelta("Three r's.")),
+        PartDeltaEvent(0, ThinkingPartDelta('\n\n')),
+        PartDeltaEvent(0, ThinkingPartDelta('**Answer**\n\nSay 3.')),
+        PartDeltaEvent(0, ThinkingPartDelta(signature_delta=ENCRYPTED)),
         PartEndEvent(0, thinking, next_part_kind='text'),
         PartStartEvent(1, TextPart("There are 3 r's.", id='msg_68f5a6b7c8d9e0f3'), previous_part_kind='thinking'),
         PartEndEvent(1, TextPart("There are 3 r's.", id='msg_68f5a6b7c8d9e0f3')),
