@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from os import PathLike
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias, TypeGuard
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeAlias, TypeGuard
 from urllib.parse import urlparse
 
 import pydantic
+from typing_extensions import TypeVar
 
 from ._media_types import (
     AudioFormat,
@@ -456,15 +457,20 @@ def prompt_items(content: str | Sequence[UserContent]) -> list[str | MultiModalC
     return items
 
 
+ReturnValueT = TypeVar('ReturnValueT', default=Any)
+"""What a `ToolReturn` gives the model as the tool's result."""
+
+
 @dataclass(repr=False)
-class ToolReturn:
+class ToolReturn(Generic[ReturnValueT]):
     """A tool result with extra content sent to the model alongside it.
 
     `return_value` goes into the tool return part; `content` (if any) is sent to the model as an
-    extra user prompt in the same request, e.g. an image the tool produced.
+    extra user prompt in the same request, e.g. an image the tool produced. A tool annotated
+    `-> ToolReturn[T]` has `T`'s schema as its return schema; a bare `ToolReturn` has none.
     """
 
-    return_value: Any
+    return_value: ReturnValueT
     """The value returned to the model as the tool's result."""
     _: KW_ONLY
     content: str | list[UserContent] | None = None

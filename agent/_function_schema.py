@@ -23,13 +23,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, Required, cast
 
-from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import TypedDict, is_typeddict
 
 from ._docstrings import DocstringFormat, parse_docstring, tool_description
+
+# Re-exported where Pydantic AI's tests look for it.
+from ._return_schema import (
+    _extract_return_schema_type as _extract_return_schema_type,  # pyright: ignore[reportPrivateUsage]
+)
+from ._return_schema import function_return_schema
 from ._threads import is_async_callable, run_sync_in_thread
 from .exceptions import UserError
 
@@ -276,7 +282,7 @@ def function_schema(
         json_schema=json_schema,
         takes_ctx=takes_ctx,
         is_async=is_async_callable(function),
-        return_schema=_return_schema(hints.get('return', inspect.Signature.empty), schema_generator),
+        return_schema=function_return_schema(hints.get('return'), function, schema_generator),
         positional_fields=positional_fields,
         var_positional_field=var_positional_field,
         single_arg_name=single_arg_name,
@@ -376,21 +382,6 @@ def _inline_top_level_ref(json_schema: dict[str, Any]) -> dict[str, Any]:
     return target
 
 
-def _return_schema(annotation: Any, schema_generator: type[GenerateJsonSchema]) -> dict[str, Any]:
-    """The JSON schema of what the function returns, `{}` when nothing is known about it."""
-    from ._content import ToolReturn
-
-    if annotation in (inspect.Signature.empty, Any, ToolReturn):
-        return {}
-    if annotation is None or annotation is type(None):
-        return {'type': 'null'}
-    try:
-        return TypeAdapter[Any](annotation).json_schema(schema_generator=schema_generator, mode='serialization')
-    except PydanticUserError:
-        # A return type pydantic can't describe shouldn't stop the function from being a tool.
-        return {}
-
-
 def _type_hints(function: Callable[..., Any], signature: inspect.Signature) -> dict[str, Any]:
     """Resolve the annotations of `function`'s parameters (and return), `Any` where there is none."""
     target = _hints_target(function)
@@ -422,6 +413,8 @@ def _type_hints(function: Callable[..., Any], signature: inspect.Signature) -> d
         hints['return'] = resolved['return']
     elif signature.return_annotation is not inspect.Signature.empty:
         hints['return'] = signature.return_annotation
+    if 'return' in hints and hints['return'] is None:
+        hints['return'] = type(None)  # `-> None`, which a missing 'return' hint must not be mistaken for
     return hints
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
+import pytest
 from pydantic import BaseModel
 
 from agent._function_schema import function_schema
+from agent.messages import ToolReturn
 
 
 class Address(BaseModel):
@@ -50,6 +52,50 @@ def test_a_none_return_is_null_and_any_or_a_missing_annotation_is_unconstrained(
     assert function_schema(returns_none).return_schema == {'type': 'null'}
     assert function_schema(returns_any).return_schema == {}
     assert function_schema(unannotated).return_schema == {}
+
+
+def test_a_tool_return_describes_the_value_it_gives_the_model_and_a_bare_one_is_unconstrained():
+    def typed(street: str) -> ToolReturn[Address]:
+        return ToolReturn(Address(street=street), content='a picture of the street')
+
+    def bare() -> ToolReturn:
+        return ToolReturn(1)
+
+    def plain() -> Address:
+        return Address(street='x')
+
+    schema = function_schema(typed).return_schema
+    assert schema == function_schema(plain).return_schema
+    assert schema is not None and schema['title'] == 'Address'
+    assert function_schema(bare).return_schema == {}
+
+
+class Thermometer(BaseModel):
+    celsius: float
+
+    def reading(self) -> Self:
+        return self
+
+
+def test_self_on_a_bound_method_is_the_class_of_its_instance():
+    assert function_schema(Thermometer(celsius=20).reading).return_schema == {
+        'title': 'Thermometer',
+        'type': 'object',
+        'properties': {'celsius': {'type': 'number'}},
+        'required': ['celsius'],
+    }
+
+
+def test_a_return_type_pydantic_cannot_describe_warns_and_is_unconstrained():
+    class Opaque:
+        pass
+
+    def tool() -> Opaque:
+        return Opaque()
+
+    with pytest.warns(UserWarning, match=r'Could not generate return schema for .*tool.*Falling back to unconstrained'):
+        schema = function_schema(tool)
+    assert schema.return_schema == {}
 
 
 def test_the_returns_section_of_a_google_docstring_is_kept_in_the_description():

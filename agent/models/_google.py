@@ -265,6 +265,8 @@ def _declaration(tool_def: ToolDefinition) -> dict[str, Any]:
             'name': tool_def.name,
             'description': tool_def.description,
             'parametersJsonSchema': tool_def.parameters_json_schema,
+            # Present only when the tool opts in (see `agent.models._return_schemas`).
+            'responseJsonSchema': tool_def.return_schema,
         }
     )
 

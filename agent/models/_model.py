@@ -16,6 +16,7 @@ from agent.exceptions import UserError
 from agent.settings import ModelSettings, merge_model_settings
 
 from ._request_parameters import ModelProfile, ModelRequestParameters
+from ._return_schemas import prepare_return_schemas
 
 if TYPE_CHECKING:
     from agent._parts import ModelMessage, ModelResponse
@@ -101,8 +102,8 @@ class Model(ABC):
         Merges the model's default settings under `model_settings`, moves the `thinking` setting into the
         parameters (see `_resolve_thinking`), applies `customize_request_parameters`,
         resolves the `'auto'` output mode from the profile, settles native tools (see `_settle_native_tools`),
-        and leaves out return schemas unless a tool opts in. The caller's parameters and tool definitions are
-        never mutated.
+        and sends return schemas only for the tools that opt in (see `prepare_return_schemas`). The caller's
+        parameters and tool definitions are never mutated.
 
         Raises:
             UserError: if a requested native tool is not supported by this model and has no local fallback, or if
@@ -122,11 +123,9 @@ class Model(ABC):
             params.with_default_output_mode(self.profile.default_structured_output_mode), self.profile
         )
         native_tools, function_tools = _settle_native_tools(self, params)
-        function_tools = [_without_return_schema(tool_def) for tool_def in function_tools]
         output_tools = [_without_return_schema(tool_def) for tool_def in params.output_tools]
-        return settings, replace(
-            params, native_tools=native_tools, function_tools=function_tools, output_tools=output_tools
-        )
+        params = replace(params, native_tools=native_tools, function_tools=function_tools, output_tools=output_tools)
+        return settings, prepare_return_schemas(params, self.profile)
 
     @property
     @abstractmethod
@@ -250,9 +249,8 @@ def _current_native_tool(tool: Any) -> Any:
 
 
 def _without_return_schema(tool_def: ToolDefinition) -> ToolDefinition:
-    if tool_def.return_schema is None or tool_def.include_return_schema is True:
-        return tool_def
-    return replace(tool_def, return_schema=None)
+    # An output tool's result is the run's output, never shown to the model: its return schema says nothing.
+    return tool_def if tool_def.return_schema is None else replace(tool_def, return_schema=None)
 
 
 def _with_prompted_output_template(params: ModelRequestParameters, profile: ModelProfile) -> ModelRequestParameters:

@@ -47,6 +47,9 @@ class ModelProfile:
     """Whether the provider can constrain output to some JSON object."""
     supports_image_output: bool = False
     """Whether the model can produce images as output."""
+    supports_tool_return_schema: bool = False
+    """Whether the provider's API takes a function tool's return schema; for other models a tool that opts in gets
+    it in its description instead (see `include_return_schema`)."""
     default_structured_output_mode: StructuredOutputMode = 'tool'
     """The structured output mode used when a request's output mode is `'auto'`."""
     prompted_output_template: str = DEFAULT_PROMPTED_OUTPUT_TEMPLATE

@@ -31,6 +31,7 @@ def google_model_profile(model_name: str) -> GoogleModelProfile:
         supports_json_schema_output=True,
         supports_json_object_output=True,
         supports_image_output='image' in model_name,
+        supports_tool_return_schema='image' not in model_name,
         supported_native_tools=_NATIVE_TOOLS,
         supports_thinking=thinks,
         thinking_always_enabled=thinks and pro,

@@ -11,6 +11,7 @@ from agent import Agent, RunContext
 from agent.capabilities import IncludeToolReturnSchemas
 from agent.mcp import CallToolFunc, MCPServer, MCPServerSSE, MCPServerStdio, MCPServerStreamableHTTP, ToolResult
 from agent.messages import ModelMessage, ModelResponse, TextPart, ToolReturnPart
+from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
 from tests._agent_helpers import call, parts_of, scripted, text
 from tests._toolset_helpers import make_ctx
@@ -113,9 +114,11 @@ async def test_a_server_that_turns_return_schemas_off_keeps_them_back_even_from_
 
     for include in (None, False):
         agent = Agent(
-            FunctionModel(respond),
+            # A model whose API takes return schemas, so they reach it as schemas rather than in descriptions.
+            FunctionModel(respond, profile=ModelProfile(supports_tool_return_schema=True)),
             toolsets=[make_server(tool_prefix=str(include), include_return_schema=include)],
-            capabilities=[IncludeToolReturnSchemas()],
+            # Only the tool with an output schema: one without would warn that it has nothing to send.
+            capabilities=[IncludeToolReturnSchemas(tools=[f'{include}_add'])],
         )
         await agent.run('go')
 

@@ -464,19 +464,6 @@ def test_prepare_request_drops_tools_replaced_by_a_supported_native_tool():
     assert params.builtin_tools == params.native_tools
 
 
-def test_prepare_request_leaves_out_return_schemas_unless_a_tool_opts_in_without_mutating_the_caller():
-    schema = {'type': 'integer'}
-    hidden = _tool('hidden', return_schema=schema)
-    shown = _tool('shown', return_schema=schema, include_return_schema=True)
-    params = _params(function_tools=[hidden, shown])
-
-    _, prepared = TestModel().prepare_request(None, params)
-
-    assert [t.return_schema for t in prepared.function_tools] == [None, schema]
-    assert hidden.return_schema == schema
-    assert params.function_tools == [hidden, shown]
-
-
 def test_prepare_request_merges_model_settings_under_request_settings_and_resolves_auto_output():
     model = TestModel(
         settings={'temperature': 0.1, 'max_tokens': 10}, profile=ModelProfile(default_structured_output_mode='native')

@@ -7,6 +7,7 @@ from typing import Any
 from agent import Agent, RunContext, Tool
 from agent.capabilities import IncludeToolReturnSchemas, ReinjectSystemPrompt
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart, UserPromptPart
+from agent.models import ModelProfile
 from agent.models.function import AgentInfo, FunctionModel
 
 
@@ -87,7 +88,9 @@ def _schemas_sent(capabilities: list[object], tools: list[Tool[Any]]) -> dict[st
         seen.update({t.name: t.return_schema for t in info.function_tools})
         return ModelResponse(parts=[TextPart('ok')])
 
-    Agent(FunctionModel(respond), tools=tools, capabilities=capabilities).run_sync('x')
+    # A model whose API takes return schemas, so they reach it as schemas rather than in descriptions.
+    model = FunctionModel(respond, profile=ModelProfile(supports_tool_return_schema=True))
+    Agent(model, tools=tools, capabilities=capabilities).run_sync('x')
     return seen
 
 
