@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 from dataclasses import KW_ONLY, dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Literal, TypeAlias, cast
+from typing import Annotated, Any, Literal, TypeAlias, cast, overload
 
 import pydantic
 import pydantic_core
 
-from ._content import MultiModalContent
+from ._content import MultiModalContent, UserContent, is_multi_modal_content
 from ._env import new_id, now_utc
 
 __all__ = (
@@ -26,6 +26,7 @@ __all__ = (
     'ToolPartKind',
     'ToolReturnPart',
     'revive_content',
+    'tool_return_content_object',
     'tool_return_content_str',
 )
 
@@ -45,10 +46,16 @@ def new_tool_call_id() -> str:
 
 
 def tool_return_content_str(content: Any) -> str:
-    """Render a tool result as the text a model sees."""
+    """Render a whole tool result as text, files included (as their JSON), as the built-in models send it."""
     if isinstance(content, str):
         return content
     return pydantic_core.to_json(content, fallback=repr).decode()
+
+
+def tool_return_content_object(content: Any) -> dict[str, Any]:
+    """Render a tool result as a JSON object (a result that is not one is wrapped under `return_value`)."""
+    value = pydantic_core.to_jsonable_python(content, fallback=repr)
+    return value if isinstance(value, dict) else {'return_value': value}  # pyright: ignore[reportUnknownVariableType]
 
 
 _CONTENT_KINDS = frozenset({'image-url', 'audio-url', 'video-url', 'document-url', 'binary'})
@@ -68,14 +75,22 @@ def _revive_one(value: Any) -> Any:
 
 
 def revive_content(value: Any) -> Any:
-    """Multi-modal tool results (an image, or a list holding some) read back from JSON as their own types."""
+    """Multi-modal content in a tool result (an image, or lists and objects holding some, at any depth) read back
+    from JSON as its own types; objects without a content `kind` stay dicts."""
     if isinstance(value, list):
         items: list[Any] = value  # pyright: ignore[reportUnknownVariableType]
-        return [_revive_one(item) for item in items]
-    return _revive_one(value)
+        return [revive_content(item) for item in items]
+    revived = _revive_one(value)
+    if isinstance(revived, dict):
+        mapping = cast(dict[str, Any], revived)
+        return {key: revive_content(item) for key, item in mapping.items()}
+    return revived
 
 
 # ----- returns -----
+
+_NO_DATA: Any = object()
+"""Stands for a tool result that holds only files."""
 
 
 @dataclass(repr=False)
@@ -98,14 +113,92 @@ class BaseToolReturnPart:
     outcome: Literal['success', 'failed', 'denied'] = 'success'
     """Whether the call succeeded, failed (e.g. was interrupted) or was denied by a human."""
 
+    @property
+    def files(self) -> list[MultiModalContent]:
+        """The files (URLs, binary content, uploaded files) in `content`: the content itself, or items of a list."""
+        return self._split()[1]
+
+    @overload
+    def content_items(self, *, mode: Literal['raw'] = 'raw') -> list[Any]: ...
+
+    @overload
+    def content_items(self, *, mode: Literal['str']) -> list[str | MultiModalContent]: ...
+
+    @overload
+    def content_items(self, *, mode: Literal['jsonable']) -> list[Any]: ...
+
+    def content_items(self, *, mode: Literal['raw', 'str', 'jsonable'] = 'raw') -> list[Any]:
+        """`content` as a list (a list as it is, anything else as its only item).
+
+        Args:
+            mode: `'raw'` leaves the items as they are; `'str'` turns each item that is neither text nor a file
+                into JSON text, and `'jsonable'` into JSON-compatible Python values.
+        """
+        content: Any = self.content
+        items: list[Any] = cast(list[Any], content) if isinstance(content, list) else [content]
+        if mode == 'raw':
+            return items
+        converted: list[Any] = []
+        for item in items:
+            if isinstance(item, str) or is_multi_modal_content(item):
+                converted.append(item)
+            elif mode == 'str':
+                converted.append(tool_return_content_str(item))
+            else:
+                converted.append(pydantic_core.to_jsonable_python(item, fallback=repr))
+        return converted
+
     def model_response_str(self) -> str:
-        """The result as the text a model sees."""
-        return tool_return_content_str(self.content)
+        """The result's data (files left out, see `files`) as the text a model sees."""
+        data = self._data()
+        return '' if data is _NO_DATA else tool_return_content_str(data)
 
     def model_response_object(self) -> dict[str, Any]:
-        """The result as a JSON object (non-object results are wrapped under `return_value`)."""
-        value = pydantic_core.to_jsonable_python(self.content, fallback=repr)
-        return value if isinstance(value, dict) else {'return_value': value}  # pyright: ignore[reportUnknownVariableType]
+        """The result's data (files left out) as a JSON object; data that is not one is wrapped under `return_value`."""
+        data = self._data()
+        if data is _NO_DATA:
+            return {}
+        return tool_return_content_object(data)
+
+    def model_response_str_and_user_content(self) -> tuple[str, list[UserContent]]:
+        """The result as text for a provider whose tool results hold only text, and the files to send after it.
+
+        Each file is replaced in the text by a reference to its identifier (`'See file <id>.'`); the returned user
+        content introduces each file by the same identifier, followed by the file.
+        """
+        _, files, was_list = self._split()
+        if not files:
+            return self.model_response_str(), []
+        texts: list[str] = []
+        user_content: list[UserContent] = []
+        for item in self.content_items(mode='str'):
+            if isinstance(item, str):
+                texts.append(item)
+            else:
+                texts.append(f'See file {item.identifier}.')
+                user_content.extend([f'This is file {item.identifier}:', item])
+        return (tool_return_content_str(texts) if was_list else texts[0]), user_content
+
+    def _split(self) -> tuple[list[Any], list[MultiModalContent], bool]:
+        """The content's data items, its files, and whether it was a list."""
+        content: Any = self.content
+        if is_multi_modal_content(content):
+            return [], [content], False
+        if not isinstance(content, list):
+            return [content], [], False
+        data: list[Any] = []
+        files: list[MultiModalContent] = []
+        for item in cast(list[Any], content):
+            (files if is_multi_modal_content(item) else data).append(item)
+        return data, files, True
+
+    def _data(self) -> Any:
+        """The content without its files: a lone remaining item stands for itself unless the content was a list
+        of just that item. `_NO_DATA` when only files remain."""
+        data, files, was_list = self._split()
+        if not data:
+            return _NO_DATA
+        return data[0] if len(data) == 1 and (files or not was_list) else data
 
     def __repr__(self) -> str:
         return (

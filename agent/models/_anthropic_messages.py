@@ -29,6 +29,7 @@ from agent._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from agent._tool_parts import tool_return_content_str
 from agent.exceptions import UserError
 from agent.usage import RequestUsage
 
@@ -87,7 +88,9 @@ def _request_blocks(part: UserPromptPart | ToolReturnPart | RetryPromptPart) -> 
     if isinstance(part, UserPromptPart):
         return [_user_block(item) for item in prompt_items(part.content)]
     if isinstance(part, ToolReturnPart):
-        return [{'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': part.model_response_str()}]
+        return [
+            {'type': 'tool_result', 'tool_use_id': part.tool_call_id, 'content': tool_return_content_str(part.content)}
+        ]
     if part.tool_name is None:
         return [{'type': 'text', 'text': part.model_response()}]
     return [

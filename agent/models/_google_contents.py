@@ -32,6 +32,7 @@ from agent._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from agent._tool_parts import tool_return_content_object
 from agent.usage import RequestUsage
 
 from ._wire import as_dict, as_int, as_list
@@ -98,7 +99,11 @@ def _request_parts(
         return [_user_part(item) for item in prompt_items(part.content)]
     if part.tool_name is None:
         return [{'text': part.model_response()}]
-    result = part.model_response_object() if isinstance(part, ToolReturnPart) else {'error': part.model_response()}
+    result = (
+        tool_return_content_object(part.content)
+        if isinstance(part, ToolReturnPart)
+        else {'error': part.model_response()}
+    )
     response: dict[str, Any] = {'name': part.tool_name, 'response': result}
     if part.tool_call_id in gemini_ids:
         response = {'id': part.tool_call_id, **response}

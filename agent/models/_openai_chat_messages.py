@@ -38,6 +38,7 @@ from agent._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from agent._tool_parts import tool_return_content_str
 from agent.exceptions import UserError
 from agent.usage import RequestUsage
 
@@ -79,7 +80,7 @@ def _request_part(part: SystemPromptPart | UserPromptPart | ToolReturnPart | Ret
     if isinstance(part, UserPromptPart):
         return {'role': 'user', 'content': user_content(part.content)}
     if isinstance(part, ToolReturnPart):
-        return {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response_str()}
+        return {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': tool_return_content_str(part.content)}
     if part.tool_name is None:
         return {'role': 'user', 'content': part.model_response()}
     return {'role': 'tool', 'tool_call_id': part.tool_call_id, 'content': part.model_response()}

@@ -42,6 +42,7 @@ from agent._parts import (
     ToolReturnPart,
     UserPromptPart,
 )
+from agent._tool_parts import tool_return_content_str
 from agent.exceptions import UserError
 from agent.usage import RequestUsage
 
@@ -83,7 +84,11 @@ def _request_item(part: SystemPromptPart | UserPromptPart | ToolReturnPart | Ret
     if isinstance(part, UserPromptPart):
         return {'role': 'user', 'content': _user_content(part.content)}
     if isinstance(part, ToolReturnPart):
-        return {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response_str()}
+        return {
+            'type': 'function_call_output',
+            'call_id': part.tool_call_id,
+            'output': tool_return_content_str(part.content),
+        }
     if part.tool_name is None:
         return {'role': 'user', 'content': part.model_response()}
     return {'type': 'function_call_output', 'call_id': part.tool_call_id, 'output': part.model_response()}
