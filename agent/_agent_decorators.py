@@ -38,10 +38,19 @@ class AgentDecoratorsMixin(Generic[AgentDepsT]):
         `args_validator`, `docstring_format`, `require_parameter_descriptions`, `schema_generator`,
         `strict`, `sequential`, `requires_approval`, `metadata`, `timeout`, `defer_loading`,
         `include_return_schema`).
+
+        Raises:
+            UserError: if the function's first parameter is annotated as something other than `RunContext`
+                (register such a function with `tool_plain`).
         """
-        return (
-            self._function_toolset.tool(func, **kwargs) if func is not None else self._function_toolset.tool(**kwargs)
-        )
+
+        def register(function: Any) -> Any:
+            # Unlike `FunctionToolset.tool` (which still accepts a plain function, with a deprecation warning),
+            # the agent's decorator insists on the context, as Pydantic AI's does.
+            self._function_toolset.add_function(function, takes_ctx=True, **kwargs)
+            return function
+
+        return register(func) if func is not None else register
 
     @overload
     def tool_plain(self, func: FuncT, /) -> FuncT: ...

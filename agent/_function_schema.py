@@ -181,36 +181,25 @@ def function_schema(
         UserError: If the function can't be used as a tool as requested.
     """
     name = tool_name or _callable_name(function)
+    qualified_name = getattr(_unwrap_partial(function), '__qualname__', name)
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError) as e:
-        raise UserError(f'Cannot inspect the signature of tool {name!r}: {e}') from e
+        raise _schema_error(qualified_name, [str(e)]) from e
     hints = _type_hints(function, signature)
     parameters = list(signature.parameters.values())
 
-    for parameter in parameters[1:]:
-        if _is_run_context(hints[parameter.name]):
-            raise UserError(
-                f'RunContext can only be the first parameter of a tool function; '
-                f'{name!r} has it on parameter {parameter.name!r}'
-            )
-    first_is_ctx = bool(parameters) and _is_run_context(hints[parameters[0].name])
     if takes_ctx is None:
-        takes_ctx = first_is_ctx
-    elif not takes_ctx and first_is_ctx:
-        raise UserError(
-            f'{name!r} takes a RunContext as its first parameter but was registered as not taking one; '
-            'register it with @agent.tool (or takes_ctx=True) instead of @agent.tool_plain'
-        )
+        takes_ctx = bool(parameters) and _is_run_context(hints[parameters[0].name])
+    errors = _run_context_errors(parameters, hints, takes_ctx=takes_ctx)
+    if errors:
+        raise _schema_error(qualified_name, errors)
     if takes_ctx:
-        if not parameters:
-            raise UserError(f'{name!r} was registered as taking a RunContext, but it has no parameters')
-        if parameters[0].kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            raise UserError(f'The RunContext parameter of {name!r} must be an ordinary positional parameter')
         parameters = parameters[1:]
 
+    raw_doc = inspect.getdoc(_unwrap_partial(function))
     doc = parse_docstring(
-        inspect.getdoc(_unwrap_partial(function)),
+        raw_doc,
         format=docstring_format,
         param_names=[parameter.name for parameter in parameters],
     )
@@ -242,7 +231,7 @@ def function_schema(
             missing_descriptions.append(parameter.name)
 
     if require_parameter_descriptions and missing_descriptions:
-        raise UserError(f'Missing parameter descriptions for tool {name!r}: {", ".join(missing_descriptions)}')
+        raise _schema_error(qualified_name, [f'Missing parameter descriptions for {", ".join(missing_descriptions)}'])
 
     if extra_items is None:
         arguments_type = _make_typed_dict(name, fields, closed=True)
@@ -260,6 +249,8 @@ def function_schema(
     json_schema.pop('title', None)
     json_schema = _object_schema(json_schema)
     description = tool_description(doc)
+    if description is None and raw_doc is not None:
+        description = ''  # a docstring without a summary (only sections) still gives a description, an empty one
 
     named = [p for p in parameters if p.kind is not inspect.Parameter.VAR_KEYWORD]
     single_arg_name: str | None = None
@@ -271,7 +262,7 @@ def function_schema(
     ):
         single_arg_name = named[0].name
         validator, json_schema = _single_object_schema(single_arg_name, hints[single_arg_name], schema_generator)
-        if description is None:
+        if not description:
             # The type's docstring describes what the tool takes, which is the next best thing.
             description = json_schema.pop('description', None)
 
@@ -287,6 +278,31 @@ def function_schema(
         var_positional_field=var_positional_field,
         single_arg_name=single_arg_name,
     )
+
+
+def _schema_error(qualified_name: str, errors: list[str]) -> UserError:
+    """The error for a function that cannot be a tool as asked, one problem per indented line."""
+    return UserError(f'Error generating schema for {qualified_name}:\n  ' + '\n  '.join(errors))
+
+
+def _run_context_errors(parameters: list[inspect.Parameter], hints: dict[str, Any], *, takes_ctx: bool) -> list[str]:
+    """What is wrong with where `RunContext` is (or is not) among a tool function's parameters."""
+    errors: list[str] = []
+    if takes_ctx and not parameters:
+        errors.append('Tools that take context need a first parameter to receive the RunContext')
+    for index, parameter in enumerate(parameters):
+        is_ctx = _is_run_context(hints[parameter.name])
+        if index == 0 and takes_ctx:
+            # An unannotated first parameter is trusted to be the context.
+            if parameter.annotation is not inspect.Parameter.empty and not is_ctx:
+                errors.append('First parameter of tools that take context must be annotated with RunContext[...]')
+            elif parameter.kind not in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+                errors.append('The RunContext parameter must be an ordinary positional parameter')
+        elif is_ctx and not takes_ctx:
+            errors.append('RunContext annotations can only be used with tools that take context')
+        elif is_ctx:
+            errors.append('RunContext annotations can only be used as the first argument')
+    return errors
 
 
 def _takes_ctx(function: Callable[..., Any]) -> bool:  # pyright: ignore[reportUnusedFunction]

@@ -158,3 +158,22 @@ def test_param_names_steer_auto_detection_to_the_style_that_documents_them():
     assert parse_docstring(doc).params == {}
     assert parse_docstring(doc, param_names=['a']).params == {'a': 'The a.'}
     assert parse_docstring(doc, param_names=['b']).params == {}
+
+
+def test_a_tool_docstring_without_a_summary_gives_an_empty_description_and_no_docstring_none():
+    from agent._function_schema import function_schema
+
+    def sections_only(city: str) -> str:
+        """
+        Args:
+            city: Where.
+        """
+        return city
+
+    def undocumented(city: str) -> str:
+        return city
+
+    described = function_schema(sections_only)
+    assert described.description == ''
+    assert described.json_schema['properties']['city']['description'] == 'Where.'
+    assert function_schema(undocumented).description is None

@@ -161,7 +161,9 @@ def test_require_parameter_descriptions_names_the_missing_parameters_and_the_too
         """
         return a + b + c
 
-    with pytest.raises(UserError, match=r"'my_tool'.*: b$"):
+    with pytest.raises(
+        UserError, match=r'^Error generating schema for .*tool:\n  Missing parameter descriptions for b$'
+    ):
         function_schema(tool, require_parameter_descriptions=True, tool_name='my_tool')
     assert function_schema(tool).json_schema['required'] == ['a', 'b', 'c']
 
@@ -199,16 +201,27 @@ def test_takes_ctx_false_with_a_run_context_parameter_raises():
     def tool(ctx: RunContext[None], x: int) -> int:
         return x
 
-    with pytest.raises(UserError, match='takes_ctx=True'):
+    with pytest.raises(UserError, match=r'RunContext annotations can only be used with tools that take context$'):
         function_schema(tool, takes_ctx=False)
 
 
-def test_run_context_on_a_later_parameter_raises_naming_it():
+def test_run_context_on_a_later_parameter_raises_listing_every_problem():
     def tool(x: int, ctx: RunContext[None]) -> int:
         return x
 
-    with pytest.raises(UserError, match=r"'tool'.*'ctx'"):
+    with pytest.raises(UserError, match=r'for .*\.tool:\n  RunContext annotations can only be used with tools that'):
         function_schema(tool)
+    with pytest.raises(UserError) as raised:
+        function_schema(tool, takes_ctx=True)
+    assert str(raised.value).splitlines()[1:] == [
+        '  First parameter of tools that take context must be annotated with RunContext[...]',
+        '  RunContext annotations can only be used as the first argument',
+    ]
+
+
+def test_a_builtin_without_a_signature_cannot_be_a_tool():
+    with pytest.raises(UserError, match=r'^Error generating schema for min:\n  no signature found for builtin'):
+        function_schema(min)
 
 
 async def test_the_context_is_passed_as_the_first_argument():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import pytest
+
 from agent._function_schema import _takes_ctx
 from agent._run_context import RunContext
 
@@ -49,3 +51,19 @@ def test_callables_without_a_context_first_take_none() -> None:
     assert not _takes_ctx(Weather.static_forecast)
     assert not _takes_ctx(lambda: None)
     assert not _takes_ctx(len)
+
+
+def test_the_agents_tool_decorator_refuses_a_function_whose_first_parameter_is_not_the_context() -> None:
+    from agent import Agent
+    from agent.exceptions import UserError
+
+    agent = Agent('test')
+
+    with pytest.raises(UserError, match=r'plain_lookup:\n  First parameter of tools that take context must be'):
+        agent.tool(plain_lookup)
+
+    @agent.tool
+    def untyped(ctx, city: str) -> str:
+        return city
+
+    assert agent.run_sync('go').output == '{"untyped":"a"}'
