@@ -18,6 +18,7 @@ from ._env import new_id, now_utc
 
 __all__ = (
     'INVALID_JSON_KEY',
+    'ArgsNotAnObjectError',
     'BaseToolCallPart',
     'BaseToolReturnPart',
     'NativeToolCallPart',
@@ -85,6 +86,14 @@ def revive_content(value: Any) -> Any:
         mapping = cast(dict[str, Any], revived)
         return {key: revive_content(item) for key, item in mapping.items()}
     return revived
+
+
+class ArgsNotAnObjectError(ValueError, AssertionError):
+    """Tool call arguments that are valid JSON but not an object.
+
+    A `ValueError` like invalid JSON, and an `AssertionError` too, because that is what Pydantic AI raises for them
+    and code written against it catches.
+    """
 
 
 # ----- returns -----
@@ -257,7 +266,8 @@ class BaseToolCallPart:
         `{INVALID_JSON_KEY: <the raw text>}`, so the call can still be sent back to a model API that wants a dict.
 
         Args:
-            raise_if_invalid: Raise `ValueError` for such arguments instead.
+            raise_if_invalid: Raise `ValueError` for such arguments instead (for JSON that is not an object, an
+                `ArgsNotAnObjectError`, which is also an `AssertionError` as in Pydantic AI).
         """
         if not self.args:
             return {}
@@ -271,7 +281,7 @@ class BaseToolCallPart:
             return {INVALID_JSON_KEY: self.args}
         if not isinstance(parsed, dict):
             if raise_if_invalid:
-                raise ValueError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
+                raise ArgsNotAnObjectError(f'Tool call arguments must be a JSON object, got {type(parsed).__name__}')
             return {INVALID_JSON_KEY: self.args}
         return parsed  # pyright: ignore[reportUnknownVariableType]
 

@@ -343,6 +343,8 @@ def test_args_as_dict_on_invalid_json_raises_value_error_when_asked():
 def test_args_as_dict_on_json_that_is_not_an_object_raises_value_error_when_asked():
     with pytest.raises(ValueError, match='JSON object'):
         ToolCallPart('t', '[1, 2]').args_as_dict(raise_if_invalid=True)
+    with pytest.raises(AssertionError, match='JSON object'):
+        ToolCallPart('t', '"text"').args_as_dict(raise_if_invalid=True)
 
 
 def test_args_as_dict_parses_json_and_passes_dicts_through():
