@@ -33,6 +33,7 @@ from temporalio.client import Client
 from agent import Agent
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
+from agent._processed_history import for_the_model
 from agent._run_context import RunContext
 from agent._serialization import serializable_deps_adapter
 from agent._tool_def import ToolDefinition
@@ -55,6 +56,7 @@ from ._names import (
     model_request_activity_name,
     notify_activity_name,
 )
+from ._processed_history import HistoryRecorder
 from ._redaction import remember_model_key
 from ._remote_toolsets import RemoteToolsets
 from ._request_resolution import resolve_request
@@ -165,14 +167,18 @@ def agent_activities(
             )
             capability = await capabilities.for_activity(ctx)
             run_capability = await capabilities.for_run(ctx)
+            # The history the hooks leave goes back to the workflow, which adopts it (see `_processed_history`).
+            recorder = HistoryRecorder(messages) if 'before_model_request' in capability.hook_names() else None
             handler = activity_handler(event_stream_handler, run_capability)
             if handler is None:
-                response = await with_heartbeats(ports.request_model(ctx, request_context, capability))
+                response = await with_heartbeats(ports.request_model(ctx, request_context, capability, adopt=recorder))
             else:
                 async with HandlerStream(handler, ctx, run_capability) as events:
                     call = streamed_request(ctx, events)
                     response = await with_heartbeats(
-                        run_with_model_request_hooks(capability, ctx, request_context, call)
+                        run_with_model_request_hooks(
+                            capability, ctx, request_context, call, prepared=for_the_model(recorder)
+                        )
                     )
         except Exception as exc:
             if (converted := model_request_error(exc, retry_user_errors=retry_user_errors)) is not None:
@@ -183,7 +189,8 @@ def agent_activities(
         response.conversation_id = response.conversation_id or inp.ctx.conversation_id
         key = message_hash(response)
         worker_store.messages.put(key, response)
-        return ModelRequestOutput(response, response_key=key)
+        processed = recorder.result() if recorder is not None else None
+        return ModelRequestOutput(response, response_key=key, processed_history=processed)
 
     @activity.defn(name=call_tool_activity_name(name))
     async def call_tool(inp: CallToolInput) -> CallToolOutput:

@@ -23,6 +23,7 @@ __all__ = (
     'ModelRequestInput',
     'ModelRequestOutput',
     'NotCrossed',
+    'ProcessedHistory',
 )
 
 CROSSING_FIELDS = (
@@ -234,3 +235,20 @@ class ModelRequestOutput:
     """The worker lacked referenced messages; the workflow must send the request again in full."""
     response_key: str | None = None
     """The hash this worker keeps the response under, so the next request can name it."""
+    processed_history: ProcessedHistory | None = None
+    """What the activity-side `before_model_request` hooks made of the history (`None`: they left it as sent)."""
+
+
+@dataclass
+class ProcessedHistory:
+    """The history the activity-side `before_model_request` hooks (history processors) left, which the run adopts.
+
+    Named relative to the request's messages so that a processor that only drops or reorders sends nothing back
+    but indexes; only messages it made or changed travel in full.
+    """
+
+    order: list[int]
+    """Per message of the processed history: the index of the request's message it is, or -1 for the next of
+    `changed`."""
+    changed: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The messages the hooks made or changed, in order."""

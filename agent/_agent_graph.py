@@ -20,7 +20,6 @@ from ._deferred import DeferredToolResult, DeferredToolResults
 from ._env import now_utc
 from ._events import AgentStreamEvent
 from ._instructions import InstructionSource, SystemPromptRunner, resolve_settings
-from ._message_merge import merge_consecutive_requests
 from ._model_request_context import ModelRequestContext
 from ._parts import (
     ModelMessage,
@@ -34,6 +33,7 @@ from ._parts import (
 )
 from ._pending_messages import drain_pending, merge_requests
 from ._ports import RunPorts
+from ._processed_history import HistorySink, adopt_processed_history
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import PendingMessage, RunContext
 from ._threads import call_maybe_async
@@ -142,6 +142,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Set when the metadata comes from a function: it is computed again when the run ends, from the final state."""
     tool_manager: ToolManager[DepsT] | None = None
     last_max_tokens: int | None = None
+    resumed_request: ModelRequest | None = None
+    """The request the run resumed from the end of the history it was given (it stays part of that history)."""
 
     def run_context(self, state: GraphAgentState, **changes: Any) -> RunContext[DepsT]:
         """A `RunContext` over the live state (messages, usage, retries and queue are shared, not copied)."""
@@ -285,6 +287,7 @@ class UserPromptNode(_AgentNode[DepsT, OutputT]):
             # The history ends with a request that never got an answer: it is sent again (as part of the history
             # given, not as a new message of this run: `new_message_index` stays after it).
             request = merge_requests(history.pop(), parts)  # pyright: ignore[reportArgumentType]
+            deps.resumed_request = request
         else:
             # A new prompt after a trailing request (tool results, say) is a request of its own; the model gets the
             # two as one request (see `merge_trailing_requests`).
@@ -315,7 +318,10 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         deps.tool_manager = manager
 
         instructions = await run_instructions(deps, ctx)
+        resumed = deps.resumed_request is self.request
         request = replace(request, instructions=instructions, timestamp=now_utc())
+        if resumed:
+            deps.resumed_request = request
         _stamp(request, state)
         state.message_history.append(request)
         # `'asap'` messages follow the request as messages of their own; the model gets them merged with it.
@@ -327,7 +333,8 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         params = _request_parameters(deps, tool_defs, await _native_tools(deps, ctx))
         request_context = ModelRequestContext(
             model=deps.model,
-            messages=merge_consecutive_requests(state.message_history),
+            # A copy: the model-request hooks' output becomes the run's history (see `_processed_history`).
+            messages=list(state.message_history),
             model_settings=settings,
             model_request_parameters=params,
         )
@@ -366,13 +373,14 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         if self._streamed_next is not None:
             return self._streamed_next
         ctx, request_context = await self.prepare(state, deps)
+        adopt = _history_adopter(state, deps)
         try:
             if deps.event_sink is not None:
                 from ._streaming import stream_model_request
 
-                response = await stream_model_request(ctx, deps, request_context)
+                response = await stream_model_request(ctx, deps, request_context, adopt)
             else:
-                response = await deps.ports.request_model(ctx, request_context, deps.capability)
+                response = await deps.ports.request_model(ctx, request_context, deps.capability, adopt=adopt)
         except ModelRetry as retry:
             from .capabilities._dispatch import RejectedResponse
 
@@ -381,6 +389,13 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
             check_output_retries(state, deps, retry.message)
             return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(retry.message)]))
         return await self.finish(state, deps, response)
+
+
+def _history_adopter(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> HistorySink | None:
+    """Where the history the `before_model_request` hooks leave goes: it becomes the run's (no hooks: unchanged)."""
+    if 'before_model_request' not in deps.capability.hook_names():
+        return None
+    return lambda messages: adopt_processed_history(state, deps, messages)
 
 
 async def _visible_tool_defs(

@@ -9,7 +9,6 @@ sent them as one request, tool results first.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ._parts import ModelMessage, ModelRequest, RetryPromptPart, ToolReturnPart
 
@@ -21,7 +20,7 @@ def merge_consecutive_requests(messages: Sequence[ModelMessage]) -> list[ModelMe
 
     The merged request lists the tool results and retry prompts of all of them first, then their other parts, each
     group in order; it takes the later request's timestamp and the instructions either has (requests whose
-    instructions differ stay apart, since the model must get each one's own).
+    instructions differ stay apart, since the model must get each one's own), and no run ids or metadata.
     """
     merged: list[ModelMessage] = []
     for message in messages:
@@ -34,8 +33,8 @@ def merge_consecutive_requests(messages: Sequence[ModelMessage]) -> list[ModelMe
             parts = [*previous.parts, *message.parts]
             results = [p for p in parts if isinstance(p, ToolReturnPart | RetryPromptPart)]
             others = [p for p in parts if not isinstance(p, ToolReturnPart | RetryPromptPart)]
-            merged[-1] = replace(
-                message,
+            # A new request, not a copy of either: its run ids and metadata would belong to only one of them.
+            merged[-1] = ModelRequest(
                 parts=[*results, *others],
                 instructions=previous.instructions or message.instructions,
                 timestamp=message.timestamp or previous.timestamp,

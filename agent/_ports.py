@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._model_request_context import ModelRequestContext
 from ._parts import ModelResponse, ToolCallPart
+from ._processed_history import HistorySink, for_the_model
 
 if TYPE_CHECKING:
     from ._agent_graph import RunCheckpoint
@@ -34,15 +35,24 @@ class RunPorts:
     """How a run performs model requests and tool executions. Subclass to bind them elsewhere."""
 
     async def request_model(
-        self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: AbstractCapability[Any]
+        self,
+        ctx: RunContext[Any],
+        request_context: ModelRequestContext,
+        capability: AbstractCapability[Any],
+        *,
+        adopt: HistorySink | None = None,
     ) -> ModelResponse:
-        """Make one model request, running the capability's model-request hooks around it."""
+        """Make one model request, running the capability's model-request hooks around it.
+
+        `adopt` is given the history the `before_model_request` hooks left, before the model gets it (with
+        adjacent requests merged).
+        """
         from .capabilities import run_with_model_request_hooks
 
         async def call(rc: ModelRequestContext) -> ModelResponse:
             return await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
 
-        return await run_with_model_request_hooks(capability, ctx, request_context, call)
+        return await run_with_model_request_hooks(capability, ctx, request_context, call, prepared=for_the_model(adopt))
 
     def request_model_stream(
         self, ctx: RunContext[Any], request_context: ModelRequestContext

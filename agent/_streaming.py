@@ -10,6 +10,7 @@ from ._agent_graph import GraphAgentDeps
 from ._events import FinalResultEvent, PartEndEvent, PartStartEvent
 from ._model_request_context import ModelRequestContext
 from ._parts import ModelResponse, TextPart, ToolCallPart
+from ._processed_history import HistorySink, for_the_model
 from ._run_context import RunContext
 
 if TYPE_CHECKING:
@@ -72,9 +73,15 @@ def response_events(response: ModelResponse) -> list[Any]:
 
 
 async def stream_model_request(
-    ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any], request_context: ModelRequestContext
+    ctx: RunContext[Any],
+    deps: GraphAgentDeps[Any, Any],
+    request_context: ModelRequestContext,
+    adopt: HistorySink | None = None,
 ) -> ModelResponse:
-    """Make the step's model request streamed, forwarding every event to the run's event stream."""
+    """Make the step's model request streamed, forwarding every event to the run's event stream.
+
+    `adopt` is given the history the `before_model_request` hooks left (see `RunPorts.request_model`).
+    """
     from .capabilities import run_with_model_request_hooks
 
     detector = _FinalResultDetector(deps)
@@ -105,7 +112,9 @@ async def stream_model_request(
                 raise
             return await rc.model.request(rc.messages, rc.model_settings, rc.model_request_parameters)
 
-    response = await run_with_model_request_hooks(deps.capability, ctx, request_context, call)
+    response = await run_with_model_request_hooks(
+        deps.capability, ctx, request_context, call, prepared=for_the_model(adopt)
+    )
     if not streamed:
         for event in response_events(response):
             await forward(event)

@@ -70,7 +70,7 @@ def test_requests_record_the_instructions_in_force() -> None:
     assert request.instructions == 'Be kind.'
 
 
-def test_history_processors_trim_what_the_model_sees_but_not_the_history() -> None:
+def test_history_processors_trim_what_the_model_sees_and_the_runs_history() -> None:
     sizes: list[int] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -87,7 +87,8 @@ def test_history_processors_trim_what_the_model_sees_but_not_the_history() -> No
         agent = Agent(FunctionModel(respond), history_processors=[processor])
         first = agent.run_sync('one')
         second = agent.run_sync('two', message_history=first.all_messages())
-        assert len(second.all_messages()) == 4
+        assert len(first.all_messages()) == 2
+        assert len(second.all_messages()) == 2  # the trimmed history replaced the run's
         assert len(agent.capabilities) == 1
     assert sizes == [1, 1, 1, 1]
 

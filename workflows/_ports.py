@@ -11,6 +11,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from activities._errors import from_activity_error, validation_error_from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
+from activities._processed_history import processed_messages
 from activities._remote_toolsets import is_remote_toolset
 from activities._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
 from activities._tool_results import decode_tool_result
@@ -29,6 +30,7 @@ from agent._instrumentation import InstrumentationSettings
 from agent._model_request_context import ModelRequestContext
 from agent._parts import ModelResponse, ToolCallPart
 from agent._ports import RunPorts
+from agent._processed_history import HistorySink, check_processed_history
 from agent._run_context import RunContext
 from agent.capabilities import (
     AbstractCapability,
@@ -167,21 +169,38 @@ class WorkflowPorts(RunPorts):
         return cached[1]
 
     async def request_model(
-        self, ctx: RunContext[Any], request_context: ModelRequestContext, capability: AbstractCapability[Any]
+        self,
+        ctx: RunContext[Any],
+        request_context: ModelRequestContext,
+        capability: AbstractCapability[Any],
+        *,
+        adopt: HistorySink | None = None,
     ) -> ModelResponse:
+        """Make the request in an activity, which runs the activity-side hooks and merges adjacent requests.
+
+        The history the `before_model_request` hooks leave (those moved here, then the activity's) goes to `adopt`
+        once the activity has answered (see `activities._processed_history`).
+        """
+
         async def call_activity(rc: ModelRequestContext) -> ModelResponse:
+            if adopt is not None:
+                check_processed_history(rc.messages)  # what hooks moved here left, refused before the model is asked
             encoder = self._encoder
             inp = encoder.encode(ctx, rc, self.model_override)
             check_request_fits(inp, encoder.message_bytes(inp.messages), ctx.run_step)
             summary = model_request_summary(self.model_override or rc.model.label, ctx.run_step)
             output = await self._model_activity(inp, summary)
-            if output.messages_missing:
+            in_full = output.messages_missing
+            if in_full:
                 # The activity ran on a worker without something the input named: send it again in full.
                 full = encoder.in_full(inp, rc)
                 check_request_fits(full, encoder.message_bytes(full.messages), ctx.run_step)
                 output = await self._model_activity(full, summary)
-                return encoder.received(output, in_full=True)
-            return encoder.received(output, in_full=False)
+            response = encoder.received(output, in_full=in_full)
+            if adopt is not None:
+                processed = output.processed_history
+                adopt(processed_messages(processed, rc.messages) if processed is not None else rc.messages)
+            return response
 
         # Hooks moved to the workflow side wrap the activity here; the activity runs the others around the call.
         workflow_side = self._workflow_side(capability)

@@ -123,13 +123,19 @@ async def run_with_model_request_hooks(
     ctx: RunContext[AgentDepsT],
     request_context: ModelRequestContext,
     request: Callable[[ModelRequestContext], Awaitable[ModelResponse]],
+    *,
+    prepared: Callable[[ModelRequestContext], ModelRequestContext] | None = None,
 ) -> ModelResponse:
     """Make one model request with the model request hooks around it.
 
     `ctx.model_settings` should already hold the step's resolved settings; the hooks receive `ctx` as given.
+    `prepared` turns what `before_model_request` left into what `wrap_model_request` and the model get (the run
+    adopts the processed history there and merges adjacent requests; see `agent._processed_history`).
     """
     try:
         request_context = await cap.before_model_request(ctx, request_context)
+        if prepared is not None:
+            request_context = prepared(request_context)
         try:
             response = await cap.wrap_model_request(ctx, request_context=request_context, handler=request)
         except (SkipModelRequest, ModelRetry):

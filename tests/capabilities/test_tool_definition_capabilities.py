@@ -90,7 +90,7 @@ async def test_hooks_prepare_output_tools_and_prepare_tools_both_apply():
     assert described == ['The final answer.']
 
 
-async def test_process_history_sends_the_processed_messages_and_history_processor_is_the_same_capability():
+async def test_process_history_output_is_sent_and_kept_and_history_processor_is_the_same_capability():
     lengths: list[int] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -105,6 +105,8 @@ async def test_process_history_sends_the_processed_messages_and_history_processo
     second = await agent.run('two', message_history=first.all_messages())
 
     assert lengths == [1, 1]
-    assert len(second.all_messages()) == 4  # the stored history is complete
+    # The processed history is the run's: the earlier run's messages are gone from it.
+    assert [m.parts[0].content for m in second.all_messages()] == ['two', 'ok']  # pyright: ignore[reportAttributeAccessIssue]
+    assert second.new_messages() == second.all_messages()
     assert isinstance(HistoryProcessor(keep_last), ProcessHistory)
     assert 'before_model_request' in ProcessHistory(keep_last).hook_names()

@@ -40,8 +40,9 @@ def test_the_agent_prompt_is_added_to_a_history_that_has_none() -> None:
     first = sent[0][0]
     assert isinstance(first, ModelRequest)
     assert [type(p) for p in first.parts] == [SystemPromptPart, UserPromptPart]
-    # Only what is sent changes: the run's history (and the caller's) is untouched.
-    assert _sent_system_prompts([result.all_messages()]) == [[]]
+    # The run's history is what was sent (model-request hooks' output becomes it); the caller's is untouched.
+    assert _sent_system_prompts([result.all_messages()]) == [['Be terse.']]
+    assert len(result.new_messages()) == 2
     assert [type(p) for p in CLIENT_HISTORY[0].parts] == [UserPromptPart]
 
 
