@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, Required, cast
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
@@ -43,6 +43,9 @@ __all__ = ('FunctionSchema', 'GenerateToolJsonSchema', 'function_schema', 'is_mo
 
 # Pyright only understands `TypedDict(...)` with a literal dict of fields; we build the fields at runtime.
 _make_typed_dict: Callable[..., Any] = TypedDict
+
+# Parameters documented by docstrings under their attributes (`a: int` then `"""The a."""`) are described too.
+_ARGUMENTS_CONFIG = ConfigDict(use_attribute_docstrings=True)
 
 # Used when an annotation could not be evaluated and is still a string, e.g. `RunContext[Deps]` where `Deps`
 # is only imported under `TYPE_CHECKING`.
@@ -239,6 +242,7 @@ def function_schema(
         arguments_type = _make_typed_dict(name, fields, extra_items=extra_items)
     # Forward references left inside annotations (e.g. `list['Item']`) resolve in the function's module.
     arguments_type.__module__ = getattr(_unwrap_partial(function), '__module__', __name__)
+    arguments_type.__pydantic_config__ = _ARGUMENTS_CONFIG
     adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments_type)
     validator = adapter.validator
     if not isinstance(validator, SchemaValidator):  # pragma: no cover - only with pydantic plugins installed
@@ -359,7 +363,7 @@ def _single_object_schema(
 ) -> tuple[SchemaValidator, dict[str, Any]]:
     """The validator and JSON schema of a function whose only parameter, `name`, is object-shaped."""
     adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-    json_schema = _inline_top_level_ref(adapter.json_schema(schema_generator=schema_generator, mode='validation'))
+    json_schema = _inline_top_level_ref(_schema_with_attribute_docstrings(name, annotation, schema_generator))
     keys = frozenset(cast('dict[str, Any]', json_schema.get('properties', {})))
 
     def validate(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> dict[str, Any]:
@@ -376,6 +380,24 @@ def _single_object_schema(
 
     validator = SchemaValidator(core_schema.no_info_wrap_validator_function(validate, adapter.core_schema))
     return validator, json_schema
+
+
+def _schema_with_attribute_docstrings(
+    name: str, annotation: Any, schema_generator: type[GenerateJsonSchema]
+) -> dict[str, Any]:
+    """The JSON schema of `annotation`, whose fields without a config of their own take their docstrings.
+
+    A `TypeAdapter` cannot be given a config for a `TypedDict` or model, so the type is described as the one
+    field of a configured `TypedDict`, whose configuration its nested types without one inherit.
+    """
+    holder = _make_typed_dict('Holder', {name: annotation})
+    holder.__module__ = getattr(annotation, '__module__', __name__)
+    holder.__pydantic_config__ = _ARGUMENTS_CONFIG
+    holder_schema = TypeAdapter[Any](holder).json_schema(schema_generator=schema_generator, mode='validation')
+    json_schema: dict[str, Any] = dict(holder_schema['properties'][name])
+    if '$defs' in holder_schema:
+        json_schema['$defs'] = holder_schema['$defs']
+    return json_schema
 
 
 def _inline_top_level_ref(json_schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,5 @@
 import pytest
+from typing_extensions import TypedDict
 
 from agent._docstrings import ParsedDocstring, parse_docstring
 
@@ -177,3 +178,25 @@ def test_a_tool_docstring_without_a_summary_gives_an_empty_description_and_no_do
     assert described.description == ''
     assert described.json_schema['properties']['city']['description'] == 'Where.'
     assert function_schema(undocumented).description is None
+
+
+class Box(TypedDict):
+    width: int
+    """Across, in centimetres."""
+    height: int
+
+
+def test_attribute_docstrings_describe_fields_of_a_single_object_parameter_and_of_nested_types():
+    from agent._function_schema import function_schema
+
+    def measure(box: Box) -> int:
+        return box['width']
+
+    def measure_both(first: Box, second: Box) -> int:
+        return first['width']
+
+    properties = function_schema(measure).json_schema['properties']
+    assert properties['width'] == {'type': 'integer', 'description': 'Across, in centimetres.'}
+    assert properties['height'] == {'type': 'integer'}
+    nested = function_schema(measure_both).json_schema['$defs']['Box']['properties']
+    assert nested['width']['description'] == 'Across, in centimetres.'
