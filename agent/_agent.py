@@ -30,6 +30,7 @@ from ._parts import ModelMessage, SystemPromptPart
 from ._run_context import RunContext
 from ._spec import AgentSpec
 from ._template import TemplateStr
+from .capabilities._registry import check_agent_capability_ids
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, normalize_to_limiter
 from .exceptions import UserError
 from .graph import End
@@ -161,6 +162,7 @@ class Agent(
         self._event_stream_handler = event_stream_handler
         self._validation_context = validation_context
         self._capabilities: list[Any] = list(capabilities or [])
+        check_agent_capability_ids(self._capabilities)
         # Runs of this agent wait for (and hold) a slot of this limiter; share one limiter to bound several agents.
         self._concurrency_limiter: AbstractConcurrencyLimiter | None = normalize_to_limiter(max_concurrency)
         if history_processors:

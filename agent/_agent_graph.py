@@ -28,6 +28,7 @@ from ._parts import (
     ModelResponse,
     RetryPromptPart,
     SystemPromptPart,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -37,8 +38,9 @@ from ._processed_history import HistorySink, adopt_processed_history
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import PendingMessage, RunContext
 from ._threads import call_maybe_async
-from ._tool_def import ToolDefinition
+from ._tool_def import ToolDefinition, ToolPartKind
 from ._tool_manager import ToolManager
+from ._typed_tool_parts import narrow_tool_call_part
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import BaseNode, End
 from .models import ModelRequestParameters
@@ -142,6 +144,10 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
     """Set when the metadata comes from a function: it is computed again when the run ends, from the final state."""
     tool_manager: ToolManager[DepsT] | None = None
     last_max_tokens: int | None = None
+    capabilities: dict[str, AbstractCapability[DepsT]] = field(default_factory=dict[str, 'AbstractCapability[DepsT]'])
+    """The run's capabilities by id (`RunContext.capabilities`)."""
+    loaded_capability_ids: set[str] = field(default_factory=set[str])
+    """The deferred capabilities loaded so far (shared by every step's `RunContext`, so a load sticks)."""
     resumed_request: ModelRequest | None = None
     """The request the run resumed from the end of the history it was given (it stays part of that history)."""
 
@@ -162,6 +168,8 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
             pending_messages=self.pending_messages,
             max_retries=self.max_output_retries,
             retry=state.retries,
+            capabilities=self.capabilities,
+            loaded_capability_ids=self.loaded_capability_ids,
         )
         # A callable validation context is resolved per context, from the run as it stands.
         source = self.validation_context
@@ -172,6 +180,25 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         """Send an event to the run's event stream, if anyone is listening."""
         if self.event_sink is not None:
             await self.event_sink(event)
+
+
+def _typed_tool_calls(response: ModelResponse, manager: ToolManager[Any] | None) -> ModelResponse:
+    """`response` with calls of tools that declare a `tool_kind` (e.g. `load_capability`) as their typed parts."""
+    if manager is None:
+        return response
+    kinds: dict[str, ToolPartKind] = {
+        name: kind for name, tool in manager.tools.items() if (kind := tool.tool_def.tool_kind) is not None
+    }
+    if not kinds:
+        return response
+    parts = [
+        narrow_tool_call_part(part, kinds[part.tool_name])
+        if isinstance(part, ToolCallPart) and part.tool_kind is None and part.tool_name in kinds
+        else part
+        for part in response.parts
+    ]
+    changed = any(new is not old for new, old in zip(parts, response.parts, strict=True))
+    return replace(response, parts=parts) if changed else response
 
 
 def _stamp(message: ModelRequest | ModelResponse, state: GraphAgentState) -> None:
@@ -347,6 +374,7 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         state.usage.requests += 1
         state.usage.incr(response.usage)
         deps.usage_limits.check_tokens(state.usage)
+        response = _typed_tool_calls(response, deps.tool_manager)
         _stamp(response, state)
         state.message_history.append(response)
         return CallToolsNode(response)

@@ -27,13 +27,16 @@ from ._parts import ModelMessage
 from ._ports import RunPorts, current_ports
 from ._run_context import PendingMessage, RunContext
 from .capabilities import CombinedCapability, run_with_run_hooks
+from .capabilities._deferred_loading import loaded_capability_ids, render_deferred_capability_catalog
 from .capabilities._instrumentation import instrumentation_for_run
+from .capabilities._registry import register_capabilities
 from .concurrency import limiter_slot
 from .exceptions import UserError
 from .output import OutputSchema
 from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings, merge_model_settings
 from .toolsets import CombinedToolset, as_toolset
+from .toolsets._deferred_capability_loader import DeferredCapabilityLoaderToolset
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -101,9 +104,13 @@ async def _metadata(value: Any, ctx: RunContext[Any]) -> dict[str, Any] | None:
 
 
 def assemble_toolset(
-    agent: Agent[Any, Any], capability: AbstractCapability[Any], extra: Sequence[Any] | None
+    agent: Agent[Any, Any], capability: AbstractCapability[Any], extra: Sequence[Any] | None, *, deferred: bool = False
 ) -> AbstractToolset[Any]:
-    """The run's toolset: the agent's and capabilities' toolsets combined, prepared, then wrapped by capabilities."""
+    """The run's toolset: the agent's and capabilities' toolsets combined, prepared, then wrapped by capabilities.
+
+    With deferred capabilities (`deferred=True`) the `load_capability` tool is added outermost, where no
+    capability's toolset wrapper can rename, filter or re-tag it.
+    """
     parts: list[AbstractToolset[Any]] = [as_toolset(t) for t in agent.toolsets]
     if (cap_toolset := capability.get_toolset()) is not None:
         parts.append(as_toolset(cap_toolset))
@@ -116,19 +123,8 @@ def assemble_toolset(
     prepare = agent._prepare_tools  # pyright: ignore[reportPrivateUsage]
     if prepare is not None:
         toolset = toolset.prepared(prepare)
-    return capability.get_wrapper_toolset(toolset) or toolset
-
-
-def _capability_ids(capabilities: Sequence[AbstractCapability[Any]]) -> dict[str, AbstractCapability[Any]]:
-    ids: dict[str, AbstractCapability[Any]] = {}
-    for cap in capabilities:
-        base = getattr(cap, 'id', None) or type(cap).__name__
-        key, n = base, 1
-        while key in ids:
-            n += 1
-            key = f'{base}#{n}'
-        ids[key] = cap
-    return ids
+    toolset = capability.get_wrapper_toolset(toolset) or toolset
+    return DeferredCapabilityLoaderToolset(toolset) if deferred else toolset
 
 
 class _RunHooksBridge:
@@ -268,7 +264,9 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
     # Capabilities building their per-run instance see the run's resolved metadata.
     base_ctx.metadata = metadata or None
     capability = await CombinedCapability(capability_list).for_run(base_ctx)
-    toolset = await assemble_toolset(agent, capability, setup.toolsets).for_run(base_ctx)
+    registry = register_capabilities(capability)
+    deferred = any(cap.defer_loading is True for cap in registry.values())
+    toolset = await assemble_toolset(agent, capability, setup.toolsets, deferred=deferred).for_run(base_ctx)
     deps = GraphAgentDeps[Any, Any](
         agent=agent,
         user_deps=setup.deps,
@@ -288,6 +286,7 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         instructions=[
             *agent._instructions,  # pyright: ignore[reportPrivateUsage]
             *flatten_instructions(capability.get_instructions()),
+            *([render_deferred_capability_catalog] if deferred else []),
             *flatten_instructions(setup.instructions),
         ],
         system_prompts=list(agent._system_prompts),  # pyright: ignore[reportPrivateUsage]
@@ -302,9 +301,10 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         deferred_tool_results=setup.deferred_tool_results,
         prepare_output_tools=agent._prepare_output_tools,  # pyright: ignore[reportPrivateUsage]
         validation_context=agent._validation_context,  # pyright: ignore[reportPrivateUsage]
+        capabilities=registry,
+        loaded_capability_ids=loaded_capability_ids(history) if deferred else set[str](),
     )
     ctx = deps.run_context(state)
-    ctx.capabilities = _capability_ids(capability_list)
     agent_run = AgentRun[Any, Any](state, deps, UserPromptNode(setup.user_prompt))
     await toolset.__aenter__()
     pump: EventHandoff | None = None

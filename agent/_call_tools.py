@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode
 from ._call_output import handle_output_calls, handle_text
@@ -18,6 +18,7 @@ from ._env import now_utc
 from ._events import FunctionToolCallEvent, FunctionToolResultEvent
 from ._parts import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
 from ._tool_manager import ToolManager
+from ._typed_tool_parts import LoadCapabilityReturnPart
 from ._unusable_response import check_incomplete_tool_call
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 from .graph import End
@@ -353,13 +354,19 @@ def _unknown_tool_retry(
 
 def _record_return(call: ToolCallPart, value: Any, step: _StepResults) -> None:
     if isinstance(value, ToolReturn):
-        step.parts[call.tool_call_id] = ToolReturnPart(
-            call.tool_name, value.return_value, call.tool_call_id, metadata=value.metadata
-        )
+        returned = cast('ToolReturn[Any]', value)
+        step.parts[call.tool_call_id] = _return_part(call, returned.return_value, metadata=returned.metadata)
         if value.content:
             step.extra.append(UserPromptPart(value.content))
     else:
-        step.parts[call.tool_call_id] = ToolReturnPart(call.tool_name, value, call.tool_call_id)
+        step.parts[call.tool_call_id] = _return_part(call, value)
+
+
+def _return_part(call: ToolCallPart, content: Any, *, metadata: Any = None) -> ToolReturnPart:
+    """The return part answering `call`: the typed `LoadCapabilityReturnPart` for a `load_capability` call."""
+    if call.tool_kind == 'capability-load':
+        return LoadCapabilityReturnPart(content=content, tool_call_id=call.tool_call_id, metadata=metadata)
+    return ToolReturnPart(call.tool_name, content, call.tool_call_id, metadata=metadata)
 
 
 async def _validate_announced(

@@ -204,7 +204,11 @@ def _check_known(label: str, given: dict[str, Any], expected: list[str], other_k
             continue
         if call_id in other_kind:
             other = 'calls' if label == 'approvals' else 'approvals'
-            raise ValueError(f'Tool call {call_id!r} is a pending request in {other!r}, not in {label!r}')
+            raise ValueError(
+                f'`{label}` contains tool call ID {call_id!r}, which is not in this `DeferredToolRequests.{label}`: '
+                f'it is a pending request in `{other}`'
+            )
         raise ValueError(
-            f'Tool call {call_id!r} in {label!r} does not match any pending request; pending ids: {expected}'
+            f'`{label}` contains tool call ID {call_id!r}, which is not in this `DeferredToolRequests.{label}` '
+            f'and matches no pending request; pending ids: {expected}'
         )

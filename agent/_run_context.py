@@ -121,27 +121,41 @@ class RunContext(Generic[RunContextAgentDepsT]):
         }
         return always | self.loaded_capability_ids
 
+    def _tool_defs(self) -> dict[str, ToolDefinition] | None:
+        if self.tool_definitions is not None:
+            return self.tool_definitions
+        manager: Any = self.tool_manager
+        tools: dict[str, Any] | None = getattr(manager, 'tools', None) if manager is not None else None
+        return None if tools is None else {name: tool.tool_def for name, tool in tools.items()}
+
     @property
     def tools(self) -> dict[str, ToolDefinition]:
         """All tool definitions present this turn, keyed by name (including still-deferred ones)."""
-        return dict(self.tool_definitions or {})
+        return dict(self._tool_defs() or {})
 
     @property
     def available_tool_names(self) -> set[str]:
-        """Names of the function tools the model can call on the current turn."""
-        if self.tool_definitions is None:
+        """Names of the function tools the model can call on the current turn.
+
+        The tools that are not deferred, those tool search revealed, and those of loaded deferred capabilities.
+        Before the turn's tools are known (e.g. in `before_run`), the names tool search revealed so far.
+        """
+        defs = self._tool_defs()
+        if defs is None:
             return set(self.discovered_tool_names)
-        available_caps = self.available_capability_ids
-        names: set[str] = set()
-        for name, tool_def in self.tool_definitions.items():
-            if tool_def.kind == 'output':
-                continue
-            if tool_def.defer_loading and name not in self.discovered_tool_names:
-                continue
-            if tool_def.capability_id is not None and tool_def.capability_id not in available_caps:
-                continue
-            names.add(name)
-        return names
+        function_defs = {name: tool_def for name, tool_def in defs.items() if tool_def.kind != 'output'}
+        always = {
+            name
+            for name, tool_def in function_defs.items()
+            if tool_def.with_native != 'tool_search' and not tool_def.defer_loading
+        }
+        revealed = self.discovered_tool_names & set(function_defs)
+        loaded = {
+            name
+            for name, tool_def in function_defs.items()
+            if tool_def.capability_id is not None and tool_def.capability_id in self.loaded_capability_ids
+        }
+        return always | revealed | loaded
 
     def enqueue(self, *content: EnqueueContent, priority: PendingMessagePriority = 'asap') -> None:
         """Enqueue content to be injected into the conversation.

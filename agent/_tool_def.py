@@ -18,8 +18,8 @@ ObjectJsonSchema: TypeAlias = dict[str, Any]
 ToolKind: TypeAlias = Literal['function', 'output', 'external', 'unapproved']
 """How a tool call is handled: run here, end the run with output, run elsewhere, or wait for approval."""
 
-ToolPartKind: TypeAlias = Literal['tool-search']
-"""Typed call/return shapes some framework-managed tools use."""
+ToolPartKind: TypeAlias = Literal['tool-search', 'capability-load']
+"""Typed call/return shapes some framework-managed tools use (tool search, capability loading)."""
 
 
 @dataclass(repr=False, kw_only=True)

@@ -159,9 +159,15 @@ def test_build_results_rejects_unknown_and_misfiled_ids() -> None:
     requests = DeferredToolRequests(
         calls=[ToolCallPart('ext', {}, 'ext-1')], approvals=[ToolCallPart('danger', {}, 'app-1')]
     )
-    with pytest.raises(ValueError, match="'nope' in 'approvals' does not match any pending request"):
+    with pytest.raises(
+        ValueError,
+        match=r"'nope', which is not in this `DeferredToolRequests\.approvals` and matches no pending request",
+    ):
         requests.build_results(approvals={'nope': True})
-    with pytest.raises(ValueError, match="'app-1' is a pending request in 'approvals', not in 'calls'"):
+    with pytest.raises(
+        ValueError,
+        match=r"'app-1', which is not in this `DeferredToolRequests\.calls`: it is a pending request in `approvals`",
+    ):
         requests.build_results(calls={'app-1': 'x'})
     with pytest.raises(ValueError, match='metadata has tool call ids'):
         requests.build_results(metadata={'ghost': {}})

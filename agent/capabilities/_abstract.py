@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeAlias
+from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeAlias
 from weakref import WeakKeyDictionary
 
 from agent._model_request_context import ModelRequestContext
@@ -28,6 +29,7 @@ from ._types import (
     AgentInstructions,
     AgentModelSettings,
     AgentNode,
+    CapabilityDescription,
     NodeResult,
     RawToolArgs,
     ValidatedToolArgs,
@@ -100,6 +102,8 @@ HOOK_NAMES: tuple[str, ...] = (
 _overridden_cache: WeakKeyDictionary[type[AbstractCapability[Any]], frozenset[str]] = WeakKeyDictionary()
 
 
+# `eq=False`: capabilities that are not dataclasses themselves keep identity equality and stay hashable.
+@dataclass(init=False, eq=False)
 class AbstractCapability(ABC, Generic[AgentDepsT]):
     """A reusable, composable unit of agent behaviour.
 
@@ -107,10 +111,29 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
     that contributes nothing and passes values through unchanged. Configuration methods are called once when
     the agent is built, except `get_wrapper_toolset`, which is called for each run. Hooks are called during
     runs; `for_run` gives each run its own instance when the capability keeps per-run state.
+
+    Every capability has three keyword-only fields (dataclass subclasses take them as keyword arguments):
+    `id`, `description` and `defer_loading`. A capability with `defer_loading=True` starts as an entry in a
+    catalog the model sees; its instructions and tools reach the model, its model settings and native tools
+    apply and its hooks fire only once the model has loaded it with the `load_capability` tool.
     """
 
-    defer_loading: ClassVar[bool] = False
-    """Whether the capability stays inactive until the model loads it (with the `load_capability` tool)."""
+    _: KW_ONLY
+    id: str | None = None
+    """The capability's name within a run (the key of `RunContext.capabilities`); unique per run.
+
+    Required with `defer_loading=True` (the model loads the capability by this id, and a later run finds the
+    load in the message history by it). Without one, a run names the capability after its class
+    (`MyCapability` -> `my_capability`, then `my_capability_2`, ...).
+    """
+    description: str | None = None
+    """What the capability is for: shown next to its id in the catalog of deferred capabilities.
+
+    For a description computed when the catalog is rendered, override `get_description` (or pass a function
+    to `Capability(description=...)`).
+    """
+    defer_loading: bool = False
+    """Whether the capability stays inactive until the model loads it with the `load_capability` tool."""
 
     # Configuration.
 
@@ -119,8 +142,17 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
         return None
 
     def get_builtin_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
-        """Native (provider-executed) tools to register, or functions producing them per step."""
+        """Native (provider-executed) tools to register, or functions producing them per step.
+
+        Override this or `get_native_tools` (Pydantic AI's later name); either one answers for both.
+        """
+        if type(self).get_native_tools is not AbstractCapability.get_native_tools:
+            return self.get_native_tools()
         return []
+
+    def get_native_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
+        """The same as `get_builtin_tools`, under Pydantic AI's later name."""
+        return self.get_builtin_tools()
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
         """Wrap the run's assembled non-output toolset (called once per run); `None` leaves it as it is."""
@@ -192,10 +224,13 @@ class AbstractCapability(ABC, Generic[AgentDepsT]):
         """Whether this capability (or a part of it) watches the run's event stream."""
         return 'wrap_run_event_stream' in self.hook_names()
 
-    def get_description(self) -> str | None:
-        """A short description of the capability (its `description` attribute, if it has one)."""
-        description = getattr(self, 'description', None)
-        return description if isinstance(description, str) else None
+    def get_description(self) -> CapabilityDescription[AgentDepsT] | None:
+        """The description shown in the catalog of deferred capabilities: a string, a function or `None`.
+
+        Defaults to the `description` field; override it to compute one, or return a function of the
+        `RunContext` for a description that depends on the run.
+        """
+        return self.description
 
     # Run hooks.
 

@@ -7,10 +7,10 @@ from typing import Any, cast
 
 from agent._instructions import InstructionSource, flatten_instructions
 from agent._tool import AgentDepsT, Tool, ToolFuncEither
-from agent.toolsets import AbstractToolset, AgentToolset, CombinedToolset, FunctionToolset, as_toolset
+from agent.toolsets import AgentToolset, CombinedToolset, FunctionToolset, as_toolset
 
 from ._abstract import AbstractCapability
-from ._types import AgentInstructions
+from ._types import AgentInstructions, CapabilityDescription
 
 __all__ = ('Capability',)
 
@@ -35,10 +35,8 @@ class Capability(AbstractCapability[AgentDepsT]):
     """Toolsets (or functions building them) the capability adds."""
     tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]]
     """The function tools given at construction (later ones are added with `@tool` / `@tool_plain`)."""
-    id: str | None
-    """A stable name of the capability (the key of `ctx.capabilities`)."""
-    description: str | None
-    """What the capability does, for people and tooling."""
+    description: CapabilityDescription[AgentDepsT] | None
+    """What the capability does: a string, or a function computing it when the deferred catalog is rendered."""
 
     def __init__(
         self,
@@ -47,7 +45,8 @@ class Capability(AbstractCapability[AgentDepsT]):
         toolsets: Sequence[AgentToolset[AgentDepsT]] | None = None,
         tools: Sequence[Tool[AgentDepsT] | ToolFuncEither[AgentDepsT, ...]] = (),
         id: str | None = None,
-        description: str | None = None,
+        description: CapabilityDescription[AgentDepsT] | None = None,
+        defer_loading: bool = False,
     ) -> None:
         """Bundle instructions, tools and toolsets.
 
@@ -55,13 +54,16 @@ class Capability(AbstractCapability[AgentDepsT]):
             instructions: Strings, `TemplateStr`s or functions (more can be added with `@instructions`).
             toolsets: Toolsets, or functions building one for each run step.
             tools: Function tools: `Tool` objects or functions.
-            id: A stable name of the capability.
-            description: What the capability does.
+            id: A stable name of the capability (required with `defer_loading=True`).
+            description: What the capability does: a string, or a function (taking the `RunContext` or
+                nothing) computing it.
+            defer_loading: Keep the instructions and tools from the model until it loads the capability.
         """
         self.toolsets = tuple(toolsets or ())
         self.tools = tools
         self.id = id
-        self.description = description
+        self.description = description  # pyright: ignore[reportIncompatibleVariableOverride]  # a function too
+        self.defer_loading = defer_loading
         self._function_toolset = FunctionToolset[AgentDepsT](tools)
         self._instructions: list[InstructionSource] = flatten_instructions(instructions)
 
@@ -77,10 +79,13 @@ class Capability(AbstractCapability[AgentDepsT]):
         return list(self._instructions) or None
 
     def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
-        # The function toolset is always included, even while empty: the agent reads the toolset once, and tools
-        # registered with `@tool` afterwards must still reach it.
-        parts: list[AbstractToolset[AgentDepsT]] = [self._function_toolset, *map(as_toolset, self.toolsets)]
-        return parts[0] if len(parts) == 1 else CombinedToolset(parts)
+        # Asked again for each run, so tools registered with `@tool` later reach the next run; with neither tools
+        # nor toolsets yet, the (empty) function toolset itself, ready for them.
+        parts: list[AgentToolset[AgentDepsT]] = [self._function_toolset] if self._function_toolset.tools else []
+        parts.extend(self.toolsets)
+        if len(parts) <= 1:
+            return parts[0] if parts else self._function_toolset
+        return CombinedToolset([as_toolset(part) for part in parts])
 
     def tool(self, func: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         """Register a function taking the `RunContext` first as a tool: `@capability.tool` or `@...tool(...)`.

@@ -31,6 +31,7 @@ from ._abstract import AbstractCapability
 from ._combined_output import CombinedOutputHooks
 from ._dynamic import as_capabilities
 from ._ordering import collect_leaves, sort_capabilities
+from ._registry import capability_is_live
 from ._types import (
     AgentBuiltinTool,
     AgentInstructions,
@@ -88,15 +89,26 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     # Configuration.
 
     def get_toolset(self) -> AgentToolset[AgentDepsT] | None:
-        toolsets = [toolset for cap in self.capabilities if (toolset := cap.get_toolset()) is not None]
-        if not toolsets:
-            return None
+        """The parts' toolsets combined, each tagged with the part that owns it (see `CapabilityOwnedToolset`)."""
         from agent.toolsets import CombinedToolset, as_toolset
+        from agent.toolsets._capability_owned import CapabilityOwnedToolset
 
-        return CombinedToolset([as_toolset(toolset) for toolset in toolsets])
+        owned: list[AbstractToolset[AgentDepsT]] = [
+            CapabilityOwnedToolset(as_toolset(toolset), capability=cap)
+            for cap in self.capabilities
+            if (toolset := cap.get_toolset()) is not None
+        ]
+        return CombinedToolset(owned) if owned else None
 
     def get_builtin_tools(self) -> Sequence[AgentBuiltinTool[AgentDepsT]]:
-        return [tool for cap in self.capabilities for tool in cap.get_builtin_tools()]
+        """The parts' native tools; a deferred part's ones become functions giving nothing until it is loaded."""
+        tools: list[AgentBuiltinTool[AgentDepsT]] = []
+        for cap in self.capabilities:
+            if cap.defer_loading is not True:
+                tools.extend(cap.get_builtin_tools())
+            else:
+                tools.extend(_gated_native_tool(cap, tool) for tool in cap.get_builtin_tools())
+        return tools
 
     def get_wrapper_toolset(self, toolset: AbstractToolset[AgentDepsT]) -> AbstractToolset[AgentDepsT] | None:
         wrapped: AbstractToolset[AgentDepsT] | None = None
@@ -108,8 +120,11 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         return wrapped
 
     def get_instructions(self) -> AgentInstructions[AgentDepsT] | None:
+        """The parts' instructions in order; a deferred part's come with its `load_capability` result instead."""
         parts: list[Any] = []
         for cap in self.capabilities:
+            if cap.defer_loading is True:
+                continue
             instructions = cap.get_instructions()
             if instructions is None:
                 continue
@@ -120,7 +135,12 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         return parts or None
 
     def get_model_settings(self) -> AgentModelSettings[AgentDepsT] | None:
-        layers = [settings for cap in self.capabilities if (settings := cap.get_model_settings()) is not None]
+        """The parts' settings merged in order; a deferred part's apply only once it is loaded."""
+        layers = [
+            settings if cap.defer_loading is not True else _gated_settings(cap, settings)
+            for cap in self.capabilities
+            if (settings := cap.get_model_settings()) is not None
+        ]
         if not layers:
             return None
         static = [layer for layer in layers if not callable(layer)]
@@ -150,23 +170,23 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     # Run hooks.
 
     async def before_run(self, ctx: RunContext[AgentDepsT]) -> None:
-        for cap in self.capabilities:
-            await cap.before_run(ctx)
+        for cap, cap_ctx in self._live(ctx):
+            await cap.before_run(cap_ctx)
 
     async def after_run(self, ctx: RunContext[AgentDepsT], *, result: AgentRunResult[Any]) -> AgentRunResult[Any]:
-        for cap in reversed(self.capabilities):
-            result = await cap.after_run(ctx, result=result)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            result = await cap.after_run(cap_ctx, result=result)
         return result
 
     async def wrap_run(self, ctx: RunContext[AgentDepsT], *, handler: WrapRunHandler) -> AgentRunResult[Any]:
-        for cap in reversed(self.capabilities):
-            handler = _run_layer(cap, ctx, handler)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            handler = _run_layer(cap, cap_ctx, handler)
         return await handler()
 
     async def on_run_error(self, ctx: RunContext[AgentDepsT], *, error: BaseException) -> AgentRunResult[Any]:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_run_error(ctx, error=error)
+                return await cap.on_run_error(cap_ctx, error=error)
             except Exception as raised:
                 error = raised
         raise error
@@ -176,30 +196,30 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     async def before_node_run(
         self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT]
     ) -> AgentNode[AgentDepsT]:
-        for cap in self.capabilities:
-            node = await cap.before_node_run(ctx, node=node)
+        for cap, cap_ctx in self._live(ctx):
+            node = await cap.before_node_run(cap_ctx, node=node)
         return node
 
     async def after_node_run(
         self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], result: NodeResult[AgentDepsT]
     ) -> NodeResult[AgentDepsT]:
-        for cap in reversed(self.capabilities):
-            result = await cap.after_node_run(ctx, node=node, result=result)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            result = await cap.after_node_run(cap_ctx, node=node, result=result)
         return result
 
     async def wrap_node_run(
         self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], handler: WrapNodeRunHandler[AgentDepsT]
     ) -> NodeResult[AgentDepsT]:
-        for cap in reversed(self.capabilities):
-            handler = _node_layer(cap, ctx, handler)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            handler = _node_layer(cap, cap_ctx, handler)
         return await handler(node)
 
     async def on_node_run_error(
         self, ctx: RunContext[AgentDepsT], *, node: AgentNode[AgentDepsT], error: BaseException
     ) -> NodeResult[AgentDepsT]:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_node_run_error(ctx, node=node, error=error)
+                return await cap.on_node_run_error(cap_ctx, node=node, error=error)
             except Exception as raised:
                 error = raised
         raise error
@@ -209,30 +229,32 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     async def before_model_request(
         self, ctx: RunContext[AgentDepsT], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        for cap in self.capabilities:
-            request_context = await cap.before_model_request(ctx, request_context)
+        for cap, cap_ctx in self._live(ctx):
+            request_context = await cap.before_model_request(cap_ctx, request_context)
         return request_context
 
     async def after_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, response: ModelResponse
     ) -> ModelResponse:
-        for cap in reversed(self.capabilities):
-            response = await cap.after_model_request(ctx, request_context=request_context, response=response)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            response = await cap.after_model_request(cap_ctx, request_context=request_context, response=response)
         return response
 
     async def wrap_model_request(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, handler: WrapModelRequestHandler
     ) -> ModelResponse:
-        for index in reversed(range(len(self.capabilities))):
-            handler = _model_request_layer(self.capabilities[index], ctx, handler, absorb_skip=index > 0)
+        live = self._live(ctx)
+        for index in reversed(range(len(live))):
+            cap, cap_ctx = live[index]
+            handler = _model_request_layer(cap, cap_ctx, handler, absorb_skip=index > 0)
         return await handler(request_context)
 
     async def on_model_request_error(
         self, ctx: RunContext[AgentDepsT], *, request_context: ModelRequestContext, error: Exception
     ) -> ModelResponse:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_model_request_error(ctx, request_context=request_context, error=error)
+                return await cap.on_model_request_error(cap_ctx, request_context=request_context, error=error)
             except Exception as raised:
                 error = raised
         raise error
@@ -242,15 +264,15 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     async def before_tool_validate(
         self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: RawToolArgs
     ) -> RawToolArgs:
-        for cap in self.capabilities:
-            args = await cap.before_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        for cap, cap_ctx in self._live(ctx):
+            args = await cap.before_tool_validate(cap_ctx, call=call, tool_def=tool_def, args=args)
         return args
 
     async def after_tool_validate(
         self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
     ) -> ValidatedToolArgs:
-        for cap in reversed(self.capabilities):
-            args = await cap.after_tool_validate(ctx, call=call, tool_def=tool_def, args=args)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            args = await cap.after_tool_validate(cap_ctx, call=call, tool_def=tool_def, args=args)
         return args
 
     async def wrap_tool_validate(
@@ -262,9 +284,10 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         args: RawToolArgs,
         handler: WrapToolValidateHandler,
     ) -> ValidatedToolArgs:
-        for index in reversed(range(len(self.capabilities))):
-            cap = self.capabilities[index]
-            handler = _tool_validate_layer(cap, ctx, call, tool_def, handler, absorb_skip=index > 0)
+        live = self._live(ctx)
+        for index in reversed(range(len(live))):
+            cap, cap_ctx = live[index]
+            handler = _tool_validate_layer(cap, cap_ctx, call, tool_def, handler, absorb_skip=index > 0)
         return await handler(args)
 
     async def on_tool_validate_error(
@@ -276,9 +299,9 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         args: RawToolArgs,
         error: Exception,
     ) -> ValidatedToolArgs:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_tool_validate_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+                return await cap.on_tool_validate_error(cap_ctx, call=call, tool_def=tool_def, args=args, error=error)
             except Exception as raised:
                 error = raised
         raise error
@@ -288,8 +311,8 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     async def before_tool_execute(
         self, ctx: RunContext[AgentDepsT], *, call: ToolCallPart, tool_def: ToolDefinition, args: ValidatedToolArgs
     ) -> ValidatedToolArgs:
-        for cap in self.capabilities:
-            args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
+        for cap, cap_ctx in self._live(ctx):
+            args = await cap.before_tool_execute(cap_ctx, call=call, tool_def=tool_def, args=args)
         return args
 
     async def after_tool_execute(
@@ -301,8 +324,8 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         args: ValidatedToolArgs,
         result: Any,
     ) -> Any:
-        for cap in reversed(self.capabilities):
-            result = await cap.after_tool_execute(ctx, call=call, tool_def=tool_def, args=args, result=result)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            result = await cap.after_tool_execute(cap_ctx, call=call, tool_def=tool_def, args=args, result=result)
         return result
 
     async def wrap_tool_execute(
@@ -314,9 +337,10 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         args: ValidatedToolArgs,
         handler: WrapToolExecuteHandler,
     ) -> Any:
-        for index in reversed(range(len(self.capabilities))):
-            cap = self.capabilities[index]
-            handler = _tool_execute_layer(cap, ctx, call, tool_def, handler, absorb_skip=index > 0)
+        live = self._live(ctx)
+        for index in reversed(range(len(live))):
+            cap, cap_ctx = live[index]
+            handler = _tool_execute_layer(cap, cap_ctx, call, tool_def, handler, absorb_skip=index > 0)
         return await handler(args)
 
     async def on_tool_execute_error(
@@ -328,9 +352,9 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         args: ValidatedToolArgs,
         error: Exception,
     ) -> Any:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
+                return await cap.on_tool_execute_error(cap_ctx, call=call, tool_def=tool_def, args=args, error=error)
             except Exception as raised:
                 error = raised
         raise error
@@ -338,8 +362,8 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     # Tool visibility and event streams.
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
-        for cap in self.capabilities:
-            tool_defs = await cap.prepare_tools(ctx, tool_defs)
+        for cap, cap_ctx in self._live(ctx):
+            tool_defs = await cap.prepare_tools(cap_ctx, tool_defs)
         if 'prepare_output_tools' not in self.hook_names():
             return tool_defs
         # The engine prepares every kind of tool in one call; the output tools then also pass through the
@@ -350,8 +374,8 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     async def prepare_output_tools(
         self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
-        for cap in self.capabilities:
-            tool_defs = await cap.prepare_output_tools(ctx, tool_defs)
+        for cap, cap_ctx in self._live(ctx):
+            tool_defs = await cap.prepare_output_tools(cap_ctx, tool_defs)
         return tool_defs
 
     async def handle_deferred_tool_calls(
@@ -360,8 +384,8 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
         """Ask each part in order about the calls still unresolved; `None` if none resolved anything."""
         resolved: DeferredToolResults | None = None
         remaining = requests
-        for cap in self.capabilities:
-            results = await cap.handle_deferred_tool_calls(ctx, requests=remaining)
+        for cap, cap_ctx in self._live(ctx):
+            results = await cap.handle_deferred_tool_calls(cap_ctx, requests=remaining)
             if results is None or not results.tool_call_ids:
                 continue
             if resolved is None:
@@ -376,9 +400,33 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     def wrap_run_event_stream(
         self, ctx: RunContext[AgentDepsT], *, stream: AsyncIterable[AgentStreamEvent]
     ) -> AsyncIterable[AgentStreamEvent]:
-        for cap in reversed(self.capabilities):
-            stream = cap.wrap_run_event_stream(ctx, stream=stream)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            stream = cap.wrap_run_event_stream(cap_ctx, stream=stream)
         return stream
+
+
+def _gated_native_tool(cap: AbstractCapability[AgentDepsT], tool: Any) -> Callable[[RunContext[AgentDepsT]], Any]:
+    """`tool` (or what the function `tool` gives) while the deferred `cap` is loaded; `None` before."""
+
+    def native_tool(ctx: RunContext[AgentDepsT]) -> Any:
+        if not capability_is_live(cap, ctx):
+            return None
+        return tool(ctx.replace_with(capability_loaded=True)) if callable(tool) else tool
+
+    return native_tool
+
+
+def _gated_settings(
+    cap: AbstractCapability[AgentDepsT], settings: AgentModelSettings[AgentDepsT]
+) -> Callable[[RunContext[AgentDepsT]], ModelSettings]:
+    """The deferred `cap`'s settings while it is loaded; no settings before (keeping its place in the merge)."""
+
+    def resolve(ctx: RunContext[AgentDepsT]) -> ModelSettings:
+        if not capability_is_live(cap, ctx):
+            return ModelSettings()
+        return settings(ctx.replace_with(capability_loaded=True)) if callable(settings) else settings
+
+    return resolve
 
 
 # Each `_*_layer` turns one capability's `wrap_*` hook into the handler its outer neighbour receives.

@@ -14,6 +14,7 @@ from agent._tool import AgentDepsT
 from agent.exceptions import ModelRetry
 
 from ._abstract import AbstractCapability, RawOutput, WrapOutputProcessHandler, WrapOutputValidateHandler
+from ._registry import capability_is_live
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -28,18 +29,35 @@ class CombinedOutputHooks(AbstractCapability[AgentDepsT]):
 
     capabilities: Sequence[AbstractCapability[AgentDepsT]]
 
+    def _live(
+        self, ctx: RunContext[AgentDepsT], *, reverse: bool = False
+    ) -> list[tuple[AbstractCapability[AgentDepsT], RunContext[AgentDepsT]]]:
+        """The parts whose hooks fire now, each with the context its hooks get, in order (or reversed).
+
+        A deferred part fires only once the model has loaded it, and its hooks then see
+        `ctx.capability_loaded=True`; the others get the context unchanged.
+        """
+        parts = reversed(self.capabilities) if reverse else self.capabilities
+        live: list[tuple[AbstractCapability[AgentDepsT], RunContext[AgentDepsT]]] = []
+        for cap in parts:
+            if cap.defer_loading is not True:
+                live.append((cap, ctx))
+            elif capability_is_live(cap, ctx):
+                live.append((cap, ctx.replace_with(capability_loaded=True)))
+        return live
+
     async def before_output_validate(
         self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: RawOutput
     ) -> RawOutput:
-        for cap in self.capabilities:
-            output = await cap.before_output_validate(ctx, output_context=output_context, output=output)
+        for cap, cap_ctx in self._live(ctx):
+            output = await cap.before_output_validate(cap_ctx, output_context=output_context, output=output)
         return output
 
     async def after_output_validate(
         self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
     ) -> Any:
-        for cap in reversed(self.capabilities):
-            output = await cap.after_output_validate(ctx, output_context=output_context, output=output)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            output = await cap.after_output_validate(cap_ctx, output_context=output_context, output=output)
         return output
 
     async def wrap_output_validate(
@@ -50,8 +68,8 @@ class CombinedOutputHooks(AbstractCapability[AgentDepsT]):
         output: RawOutput,
         handler: WrapOutputValidateHandler,
     ) -> Any:
-        for cap in reversed(self.capabilities):
-            handler = _validate_layer(cap, ctx, output_context, handler)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            handler = _validate_layer(cap, cap_ctx, output_context, handler)
         return await handler(output)
 
     async def on_output_validate_error(
@@ -63,10 +81,10 @@ class CombinedOutputHooks(AbstractCapability[AgentDepsT]):
         error: ValidationError | ModelRetry,
     ) -> Any:
         current: Exception = error
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
                 return await cap.on_output_validate_error(
-                    ctx,
+                    cap_ctx,
                     output_context=output_context,
                     output=output,
                     error=current,  # pyright: ignore[reportArgumentType]  # a part may have raised another error
@@ -78,15 +96,15 @@ class CombinedOutputHooks(AbstractCapability[AgentDepsT]):
     async def before_output_process(
         self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
     ) -> Any:
-        for cap in self.capabilities:
-            output = await cap.before_output_process(ctx, output_context=output_context, output=output)
+        for cap, cap_ctx in self._live(ctx):
+            output = await cap.before_output_process(cap_ctx, output_context=output_context, output=output)
         return output
 
     async def after_output_process(
         self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any
     ) -> Any:
-        for cap in reversed(self.capabilities):
-            output = await cap.after_output_process(ctx, output_context=output_context, output=output)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            output = await cap.after_output_process(cap_ctx, output_context=output_context, output=output)
         return output
 
     async def wrap_output_process(
@@ -97,16 +115,18 @@ class CombinedOutputHooks(AbstractCapability[AgentDepsT]):
         output: Any,
         handler: WrapOutputProcessHandler,
     ) -> Any:
-        for cap in reversed(self.capabilities):
-            handler = _process_layer(cap, ctx, output_context, handler)
+        for cap, cap_ctx in self._live(ctx, reverse=True):
+            handler = _process_layer(cap, cap_ctx, output_context, handler)
         return await handler(output)
 
     async def on_output_process_error(
         self, ctx: RunContext[AgentDepsT], *, output_context: OutputContext, output: Any, error: Exception
     ) -> Any:
-        for cap in reversed(self.capabilities):
+        for cap, cap_ctx in self._live(ctx, reverse=True):
             try:
-                return await cap.on_output_process_error(ctx, output_context=output_context, output=output, error=error)
+                return await cap.on_output_process_error(
+                    cap_ctx, output_context=output_context, output=output, error=error
+                )
             except Exception as raised:
                 error = raised
         raise error

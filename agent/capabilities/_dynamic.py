@@ -42,6 +42,17 @@ class DynamicCapability(AbstractCapability[AgentDepsT]):
     capability_func: CapabilityFunc[AgentDepsT]
     """Returns the capability for the run, or `None` for none."""
 
+    def __post_init__(self) -> None:
+        # The run registers the capability the function returns, not this stand-in: metadata set here would
+        # be silently ignored, so it belongs on the returned capability.
+        given = [name for name in ('id', 'description') if getattr(self, name) is not None]
+        given += ['defer_loading'] if self.defer_loading else []
+        if given:
+            raise UserError(
+                f'{", ".join(given)} is not supported on `DynamicCapability`: set it on the capability the '
+                'function returns instead.'
+            )
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         # Takes a function, which an agent spec cannot express.

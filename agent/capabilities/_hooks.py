@@ -86,12 +86,18 @@ class Hooks(AbstractCapability[AgentDepsT]):
         self,
         *,
         ordering: CapabilityOrdering | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
         **hooks: Callable[..., Any] | Sequence[Callable[..., Any]] | None,
     ) -> None:
         """Register functions by hook point name.
 
         Args:
             ordering: Where these hooks sit among the agent's other capabilities (see `get_ordering`).
+            id: The capability's name within a run (required with `defer_loading=True`).
+            description: What these hooks are for (shown in the catalog of deferred capabilities).
+            defer_loading: Fire none of the hooks until the model loads this capability.
             **hooks: For each hook point name (or its short name, e.g. `model_request` for `wrap_model_request`),
                 a function or a list of functions (registered in order); `None` registers nothing.
 
@@ -99,6 +105,7 @@ class Hooks(AbstractCapability[AgentDepsT]):
             UserError: for a name that is not a hook point, or a function that cannot serve that hook point.
         """
         self._ordering = ordering
+        self.id, self.description, self.defer_loading = id, description, defer_loading
         self._entries: dict[str, list[Registered]] = {name: [] for name in POINTS}
         self.on = HookRegistry[AgentDepsT](self._entries)
         for name, funcs in hooks.items():

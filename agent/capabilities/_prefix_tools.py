@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent._tool import AgentDepsT
 
@@ -40,6 +41,12 @@ class PrefixTools(WrapperCapability[AgentDepsT]):
         return as_toolset(toolset).prefixed(self.prefix)
 
     @classmethod
-    def from_spec(cls, capability: AbstractCapability[AgentDepsT], prefix: str) -> PrefixTools[AgentDepsT]:
-        """Build from a spec entry `{capability: ..., prefix: ...}` once its capability has been built."""
+    def from_spec(
+        cls, capability: AbstractCapability[AgentDepsT] | str | Mapping[str, Any], prefix: str
+    ) -> PrefixTools[AgentDepsT]:
+        """Build from a spec entry `{capability: ..., prefix: ...}`; a nested spec entry is built first."""
+        if not isinstance(capability, AbstractCapability):
+            from agent._spec import build_capabilities
+
+            capability = build_capabilities([capability])[0]
         return cls(capability, prefix=prefix)

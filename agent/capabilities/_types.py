@@ -30,6 +30,7 @@ __all__ = (
     'AgentInstructions',
     'AgentModelSettings',
     'AgentNode',
+    'CapabilityDescription',
     'NodeResult',
     'RawToolArgs',
     'ValidatedToolArgs',
@@ -112,3 +113,10 @@ AgentBuiltinTool = TypeAliasType(
     type_params=(AgentDepsT,),
 )
 """A native (provider-executed) tool, or a function (sync or async) producing one, or `None`, for each step."""
+
+CapabilityDescription = TypeAliasType(
+    'CapabilityDescription',
+    str | SystemPromptFunc[AgentDepsT],
+    type_params=(AgentDepsT,),
+)
+"""A capability's description: a string, or a function (sync or async, taking the `RunContext` or nothing)."""

@@ -19,6 +19,7 @@ from ._types import (
     AgentInstructions,
     AgentModelSettings,
     AgentNode,
+    CapabilityDescription,
     NodeResult,
     RawToolArgs,
     ValidatedToolArgs,
@@ -58,6 +59,17 @@ class WrapperCapability(AbstractCapability[AgentDepsT]):
 
     wrapped: AbstractCapability[AgentDepsT]
     """The capability everything is delegated to."""
+
+    def __post_init__(self) -> None:
+        # Without an id of its own the wrapper stands for the wrapped capability in the run (same id, same
+        # deferral), so wrapping a deferred capability keeps it deferred and in the catalog under its own id.
+        if self.id is None:
+            self.id = self.wrapped.id
+            self.defer_loading = self.wrapped.defer_loading
+
+    def get_description(self) -> CapabilityDescription[AgentDepsT] | None:
+        """This wrapper's own description, else the wrapped capability's."""
+        return self.description if self.description is not None else self.wrapped.get_description()
 
     def hook_names(self) -> frozenset[str]:
         """The wrapped capability's hooks plus the ones this wrapper class overrides itself."""

@@ -189,6 +189,8 @@ def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[
       with a `UserError`.
     - A function tool with `with_native` is kept, unless it is still hidden (`defer_loading=True`) and the
       native tool it names is not in use, since nothing could then reveal it to the model.
+    - A tool of a deferred capability not loaded yet (`capability_id` set, `defer_loading=True`) is dropped,
+      unless the model supports native tool search (as `FunctionModel` claims), which keeps hidden tools hidden.
     """
     supported = native_kinds(model.profile.supported_native_tools)
     fallbacks = {tool_def.unless_native for tool_def in params.function_tools if tool_def.unless_native}
@@ -207,11 +209,14 @@ def _settle_native_tools(model: Model, params: ModelRequestParameters) -> tuple[
                 'NativeOrLocalTool(native=..., local=...).'
             )
     active = {native_tool_kind(tool) for tool in native_tools}
+    # Only a model that searches deferred tools itself is trusted with those of capabilities not loaded yet.
+    hides_deferred = 'tool_search' in supported
     function_tools = [
         tool_def
         for tool_def in params.function_tools
         if tool_def.unless_native not in active
         and not (tool_def.with_native and tool_def.defer_loading and tool_def.with_native not in active)
+        and not (tool_def.capability_id is not None and tool_def.defer_loading and not hides_deferred)
     ]
     return native_tools, function_tools
 

@@ -503,15 +503,22 @@ def test_from_spec_builds_with_the_given_arguments_and_names_default_to_the_clas
     assert RateLimit.get_serialization_name() == 'RateLimit'
 
 
-def test_defer_loading_is_a_class_attribute_not_a_dataclass_field() -> None:
+def test_id_description_and_defer_loading_are_keyword_only_fields_every_capability_has() -> None:
     @dataclass
-    class Deferred(AbstractCapability[Any]):
-        defer_loading = True
+    class Sized(AbstractCapability[Any]):
         size: int = 1
 
-    assert [f.name for f in dataclasses.fields(Deferred)] == ['size']
-    assert Deferred().defer_loading is True
+    @dataclass
+    class Runbook(AbstractCapability[Any]):
+        id: str | None = 'runbook'
+        defer_loading: bool = True
+
+    assert [f.name for f in dataclasses.fields(Sized)] == ['id', 'description', 'defer_loading', 'size']
+    sized = Sized(2, id='sized', description='Sizes things.')
+    assert (sized.size, sized.id, sized.description, sized.defer_loading) == (2, 'sized', 'Sizes things.', False)
+    assert (Runbook().id, Runbook().defer_loading) == ('runbook', True)
     assert Configured().defer_loading is False
+    assert Configured().id is None
 
 
 @pytest.mark.parametrize('alias', ['AgentNode', 'NodeResult', 'WrapNodeRunHandler', 'AgentInstructions'])
