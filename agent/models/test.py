@@ -13,6 +13,9 @@ It answers as Pydantic AI's `TestModel` does, so ported snapshot tests see the s
 
 Usage is estimated from the word count of the whole conversation (see `_usage_estimate`).
 
+A request that sends native tools fails with a `UserError` once its parameters are recorded in
+`last_model_request_parameters`, so a test can check which native tools a run would send.
+
 Beyond Pydantic AI, native and prompted structured output are answered with JSON text for the output schema,
 and image-only output with a one-pixel PNG.
 """
@@ -41,6 +44,7 @@ from agent._parts import (
 )
 from agent._run_context import RunContext
 from agent._tool_def import ToolDefinition
+from agent.builtin_tools import SUPPORTED_NATIVE_TOOLS, ToolSearchTool
 from agent.exceptions import UserError
 from agent.settings import ModelSettings
 from agent.usage import RequestUsage
@@ -56,6 +60,11 @@ _PIXEL_PNG = bytes.fromhex(
     '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489'
     '0000000d49444154789c63000100000500010d0a2db40000000049454e44ae426082'
 )
+
+
+def _refuse_native_tools(params: ModelRequestParameters) -> None:
+    if params.native_tools:
+        raise UserError('TestModel does not support built-in tools')
 
 
 def _call_id(tool_name: str) -> str:
@@ -94,7 +103,8 @@ class TestModel(Model):
             custom_output_args: Arguments for the output tool call (or the native/prompted output object).
             seed: Seed for generated tool arguments; different seeds give different values.
             model_name: The model name reported in responses.
-            profile: What the model claims to support; JSON schema output is supported by default.
+            profile: What the model claims to support; by default JSON schema output and every native tool but
+                tool search (a request that sends native tools then fails: this model cannot run them).
             settings: Default model settings.
 
         Raises:
@@ -104,7 +114,14 @@ class TestModel(Model):
             raise UserError('Set either `custom_output_text` or `custom_output_args`, not both')
         super().__init__(
             settings=settings,
-            profile=profile or ModelProfile(supports_json_schema_output=True, supports_json_object_output=True),
+            profile=profile
+            or ModelProfile(
+                supports_json_schema_output=True,
+                supports_json_object_output=True,
+                # As in Pydantic AI, every native tool is accepted (so a test can see what would be sent) and the
+                # request then fails; tool search is left out, so the local `search_tools` stands in for it.
+                supported_native_tools=SUPPORTED_NATIVE_TOOLS - {ToolSearchTool},
+            ),
         )
         self.call_tools = call_tools
         self.custom_output_text = custom_output_text
@@ -122,6 +139,7 @@ class TestModel(Model):
         """Answer the conversation according to the script described in the module docstring."""
         _, params = self.prepare_request(model_settings, model_request_parameters)
         self.last_model_request_parameters = params
+        _refuse_native_tools(params)
         response = ModelResponse(parts=self._respond(messages, params), model_name=self.model_name)
         response.usage = estimate_usage([*messages, response])
         return response
@@ -137,6 +155,7 @@ class TestModel(Model):
         """Stream the same answer `request` gives: text word by word, tool calls as whole parts."""
         _, params = self.prepare_request(model_settings, model_request_parameters)
         self.last_model_request_parameters = params
+        _refuse_native_tools(params)
         response = ModelResponse(parts=self._respond(messages, params), model_name=self.model_name)
         yield TestStreamedResponse(params, response, messages=messages, provider_name=self.system)
 

@@ -450,6 +450,21 @@ class _WebSearch:
     kind: str = 'web_search'
 
 
+async def test_native_tools_are_accepted_and_recorded_but_a_request_sending_them_fails():
+    model = TestModel()
+    params = _params(native_tools=[_WebSearch()], function_tools=[WEATHER])
+
+    with pytest.raises(UserError, match=r'^TestModel does not support built-in tools$'):
+        await model.request([ModelRequest.user_text_prompt('hi')], None, params)
+    assert model.last_model_request_parameters is not None
+    assert model.last_model_request_parameters.native_tools == [_WebSearch()]
+    with pytest.raises(UserError, match=r'^TestModel does not support built-in tools$'):
+        async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, params):
+            pass
+    # Tool search is not among them: the local `search_tools` stands in for it.
+    assert 'tool_search' not in {getattr(tool, 'kind', tool) for tool in model.profile.supported_native_tools}
+
+
 def test_prepare_request_drops_tools_replaced_by_a_supported_native_tool():
     local_search = _tool('search', unless_native='web_search')
     params = _params(function_tools=[local_search, WEATHER], native_tools=[_WebSearch()])
@@ -457,7 +472,7 @@ def test_prepare_request_drops_tools_replaced_by_a_supported_native_tool():
     _, supported = TestModel(profile=ModelProfile(supported_native_tools=frozenset({'web_search'}))).prepare_request(
         None, params
     )
-    _, unsupported = TestModel().prepare_request(None, params)
+    _, unsupported = TestModel(profile=ModelProfile()).prepare_request(None, params)
 
     assert [t.name for t in supported.function_tools] == ['weather']
     assert [t.name for t in unsupported.function_tools] == ['search', 'weather']

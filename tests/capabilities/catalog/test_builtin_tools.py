@@ -109,11 +109,12 @@ def test_a_supported_native_tool_is_sent_and_its_local_fallbacks_are_dropped() -
 
 def test_an_unsupported_native_tool_gives_way_to_its_local_fallback() -> None:
     params = ModelRequestParameters(native_tools=[WebSearchTool()], function_tools=[_fallback('search', 'web_search')])
-    _, prepared = TestModel().prepare_request(None, params)
+    no_native_tools = TestModel(profile=ModelProfile())
+    _, prepared = no_native_tools.prepare_request(None, params)
     assert prepared.native_tools == []
     assert [t.name for t in prepared.function_tools] == ['search']
     # Preparing again gives the same request.
-    _, again = TestModel().prepare_request(None, prepared)
+    _, again = no_native_tools.prepare_request(None, prepared)
     assert again == prepared
 
 
@@ -123,7 +124,7 @@ def test_an_unsupported_native_tool_without_fallback_is_a_user_error() -> None:
         UserError,
         match=r"test:test does not support the native tool WebSearchTool\(allowed_domains=\['example.com'\]\)",
     ):
-        TestModel().prepare_request(None, params)
+        TestModel(profile=ModelProfile()).prepare_request(None, params)
 
 
 def test_with_native_tools_stay_unless_hidden_and_their_native_tool_is_not_in_use() -> None:

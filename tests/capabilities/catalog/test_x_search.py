@@ -17,7 +17,7 @@ from agent.models.test import TestModel
 
 
 async def test_model_without_native_x_search_and_no_fallback_model_is_told_to_set_one() -> None:
-    agent = Agent(TestModel(), capabilities=[XSearch()])
+    agent = Agent(TestModel(profile=ModelProfile()), capabilities=[XSearch()])
     with pytest.raises(UserError, match='fallback_model'):
         await agent.run('what is trending?')
 
