@@ -104,6 +104,8 @@ class ActivityRunContext:
     model: str | None = None
     """The model the run named instead of the agent's own (`None`: the agent's), which the activity builds as
     `ctx.model` (for a tool's own requests, an MCP server's sampling)."""
+    loaded_capability_ids: list[str] = field(default_factory=list[str])
+    """The deferred capabilities the model has loaded, whose activity-side hooks may fire."""
 
     @classmethod
     def from_run_context(cls, ctx: RunContext[Any], *, model: str | None = None) -> ActivityRunContext:
@@ -126,6 +128,7 @@ class ActivityRunContext:
             tool_call_metadata=ctx.tool_call_metadata,
             model_settings=dict(ctx.model_settings) if ctx.model_settings is not None else None,
             model=model,
+            loaded_capability_ids=sorted(ctx.loaded_capability_ids),
         )
 
     def to_run_context(self, *, agent: Any, model: Model, deps: Any) -> RunContext[Any]:
@@ -150,6 +153,7 @@ class ActivityRunContext:
             tool_call_approved=self.tool_call_approved,
             tool_call_metadata=self.tool_call_metadata,
             model_settings=self.model_settings,  # pyright: ignore[reportArgumentType]
+            loaded_capability_ids=set(self.loaded_capability_ids),
         )
 
 

@@ -46,6 +46,26 @@ def _default_of(field: dataclasses.Field[Any]) -> Any:
     return _NEVER
 
 
+def _safe_default(cls: type, field: dataclasses.Field[Any]) -> Any:
+    """`field`'s default if every dataclass `cls` derives from that declares the field agrees on it, else `_NEVER`.
+
+    A typed subclass (e.g. `LoadCapabilityCallPart`) may give a field a default its base lacks or has otherwise;
+    pydantic decodes the JSON as the base class wherever a payload declares the base, so such a field is kept.
+    """
+    default = _default_of(field)
+    if default is _NEVER:
+        return _NEVER
+    for base in cls.__mro__[1:]:
+        declared = getattr(base, '__dataclass_fields__', {}).get(field.name)
+        if declared is not None and _differs(_default_of(declared), default):
+            return _NEVER
+    return default
+
+
+def _differs(a: Any, b: Any) -> bool:
+    return a is _NEVER or type(a) is not type(b) or a != b
+
+
 # How each type is written, worked out once per type: this runs for every value of every payload, inside the
 # workflow sandbox, where each `isinstance` and `dataclasses` call is a chain of Python calls.
 class _Kind(enum.Enum):
@@ -67,7 +87,10 @@ def _plan(cls: type) -> tuple[_Kind, _Fields]:
             if hasattr(cls, '__pydantic_serializer__'):
                 plan = (_Kind.LEAF, ())  # written by its own serializer (e.g. base64 data)
             else:
-                plan = (_Kind.FIELDS, tuple((field.name, _default_of(field)) for field in dataclasses.fields(cls)))
+                plan = (
+                    _Kind.FIELDS,
+                    tuple((field.name, _safe_default(cls, field)) for field in dataclasses.fields(cls)),
+                )
         elif issubclass(cls, list | tuple):
             plan = (_Kind.SEQUENCE, ())
         elif issubclass(cls, dict):

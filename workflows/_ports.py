@@ -253,12 +253,18 @@ class WorkflowPorts(RunPorts):
             self._encoder.tool_result(result, output.content_key)
             return result
 
+        async def call_in_workflow(validated: dict[str, Any]) -> Any:
+            return await tool.toolset.call_tool(call.tool_name, validated, ctx, tool)
+
+        # `load_capability` only reads the run's own capabilities and marks one loaded in the run's state, so it
+        # runs here, in the workflow (an activity could not change that state); its result is recorded as usual.
+        execute = call_in_workflow if tool.tool_def.tool_kind == 'capability-load' else call_activity
         workflow_side = self._workflow_side(capability)
         if workflow_side.hook_names():
             return await run_with_tool_execute_hooks(
-                workflow_side, ctx, call=call, tool_def=tool.tool_def, args=args, execute=call_activity
+                workflow_side, ctx, call=call, tool_def=tool.tool_def, args=args, execute=execute
             )
-        return await call_activity(args)
+        return await execute(args)
 
     async def await_deferred_results(
         self, ctx: RunContext[Any], requests: DeferredToolRequests

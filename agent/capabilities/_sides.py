@@ -86,10 +86,11 @@ def split_by_side(capability: AbstractCapability[Any]) -> tuple[AbstractCapabili
         hooks = leaf.hook_names() & IO_HOOKS
         on_workflow = frozenset(h for h in hooks if hook_side(leaf, h) == 'workflow')
         on_activity = hooks - on_workflow
+        # Each side keeps the leaf's id and deferral, so a deferred capability's hooks wait for its load there too.
         if on_workflow:
-            workflow_side.append(_IOHooksOnly(leaf, on_workflow))
+            workflow_side.append(_IOHooksOnly(leaf, on_workflow, id=leaf.id, defer_loading=leaf.defer_loading))
         if on_activity:
-            activity_side.append(_IOHooksOnly(leaf, on_activity))
+            activity_side.append(_IOHooksOnly(leaf, on_activity, id=leaf.id, defer_loading=leaf.defer_loading))
     return CombinedCapability(workflow_side), CombinedCapability(activity_side)
 
 
