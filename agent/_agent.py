@@ -40,6 +40,7 @@ from .result import AgentEventStream, FinalResult, StreamedRunResult, StreamedRu
 from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings
 from .toolsets import AbstractToolset, DynamicToolset, FunctionToolset
+from .toolsets.function import AgentFunctionToolset
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class Agent(
             [system_prompt] if isinstance(system_prompt, str) else list(system_prompt)
         )
         self._output_validators: list[OutputValidator] = []
-        self._function_toolset: FunctionToolset[AgentDepsT] = FunctionToolset(
+        self._function_toolset: FunctionToolset[AgentDepsT] = AgentFunctionToolset(
             tools, max_retries=tool_budget, timeout=tool_timeout, id='<agent>'
         )
         self._toolsets: list[Any] = list(toolsets or [])

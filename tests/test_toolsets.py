@@ -168,8 +168,14 @@ async def test_prepare_may_rename_the_tool_but_not_onto_another_tools_name():
     assert list(await toolset.get_tools(make_ctx())) == ['other']
 
     toolset.add_function(lambda: 2, name='other')
-    with pytest.raises(UserError, match="Tool 'other' is offered as 'other'"):
+    with pytest.raises(UserError, match=r"^Tool name conflicts with previously renamed tool: 'other'\.$"):
         await toolset.get_tools(make_ctx())
+
+    later = FunctionToolset[Any]()
+    later.add_function(lambda: 2, name='other')
+    later.add_function(lambda: 1, name='one', prepare=rename)
+    with pytest.raises(UserError, match=r"^Renaming tool 'one' to 'other' conflicts with existing tool\.$"):
+        await later.get_tools(make_ctx())
 
 
 async def test_toolset_tool_validates_arguments_with_the_function_schema():

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from agent import Agent
 from agent._run_context import RunContext
 from agent.exceptions import UserError
 from agent.toolsets import AbstractToolset, CombinedToolset, FunctionToolset, ToolsetTool, WrapperToolset
@@ -46,11 +47,26 @@ async def test_tool_name_conflict_names_both_toolsets_and_suggests_a_fix():
     with pytest.raises(UserError) as exc_info:
         await combined.get_tools(make_ctx())
 
-    message = str(exc_info.value)
-    assert "FunctionToolset 'second'" in message
-    assert "FunctionToolset 'first'" in message
-    assert "'add'" in message
-    assert 'prefixed' in message
+    assert str(exc_info.value) == (
+        "FunctionToolset 'second' defines a tool whose name conflicts with existing tool from FunctionToolset "
+        "'first': 'add'. Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts."
+    )
+
+
+async def test_a_clash_with_the_agents_own_tool_names_the_agent_and_the_wrapping_of_the_other_toolset():
+    clashing = math_toolset(id='calc').prefixed('m')
+    agent = Agent('test', toolsets=[clashing])
+
+    @agent.tool_plain
+    def m_add(a: int, b: int) -> int:
+        return a + b
+
+    with pytest.raises(UserError) as exc_info:
+        await agent.run('go')
+    assert str(exc_info.value) == (
+        "PrefixedToolset(FunctionToolset 'calc') defines a tool whose name conflicts with existing tool from the "
+        "agent: 'm_add'. Change the `prefix` attribute to avoid name conflicts."
+    )
 
 
 async def test_prefixing_resolves_a_name_conflict():

@@ -95,7 +95,7 @@ class AbstractToolset(ABC, Generic[AgentDepsT]):
     @property
     def tool_name_conflict_hint(self) -> str:
         """Advice added to the error raised when a tool name from this toolset clashes with another one."""
-        return 'Rename the tool, or wrap the toolset with `.prefixed(...)` or `.renamed(...)` to avoid the clash.'
+        return 'Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
 
     async def for_run(self, ctx: RunContext[AgentDepsT]) -> AbstractToolset[AgentDepsT]:
         """The toolset to use for one run, asked once when the run starts (before it is entered).

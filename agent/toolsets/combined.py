@@ -114,8 +114,9 @@ class CombinedToolset(AbstractToolset[AgentDepsT]):
             for name, tool in toolset_tools.items():
                 existing = owners.get(name)
                 if existing is not None:
+                    label = toolset.label[:1].upper() + toolset.label[1:]
                     raise UserError(
-                        f'{toolset.label} defines a tool whose name conflicts with existing tool from '
+                        f'{label} defines a tool whose name conflicts with existing tool from '
                         f'{existing.label}: {name!r}. {toolset.tool_name_conflict_hint}'
                     )
                 owners[name] = toolset

@@ -358,10 +358,9 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
             if tool_def is None:
                 continue
             if tool_def.name in tools:
-                raise UserError(
-                    f'Tool {name!r} is offered as {tool_def.name!r} this step, a name another tool of {self.label} '
-                    'already has; a prepare function must rename its tool to a name no other tool uses.'
-                )
+                if tool_def.name != name:
+                    raise UserError(f'Renaming tool {name!r} to {tool_def.name!r} conflicts with existing tool.')
+                raise UserError(f'Tool name conflicts with previously renamed tool: {name!r}.')
             tools[tool_def.name] = ToolsetTool(
                 toolset=self,
                 tool_def=tool_def,
@@ -387,3 +386,12 @@ class FunctionToolset(AbstractToolset[AgentDepsT]):
         if function_tool is None:
             raise UserError(f'Unknown tool {name!r}: {self.label} has no tool with this name')
         return await function_tool.function_schema.call(tool_args, ctx)
+
+
+class AgentFunctionToolset(FunctionToolset[AgentDepsT]):
+    """The toolset of the tools given to an agent itself (`Agent(tools=...)`, `@agent.tool`)."""
+
+    @property
+    def label(self) -> str:
+        """`'the agent'`, which is how a clash with one of these tools is best explained."""
+        return 'the agent'

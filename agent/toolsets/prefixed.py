@@ -25,7 +25,7 @@ class PrefixedToolset(WrapperToolset[AgentDepsT]):
     @property
     def tool_name_conflict_hint(self) -> str:
         """Advice for a clash of a prefixed name."""
-        return 'Use a different prefix, or rename the tool.'
+        return 'Change the `prefix` attribute to avoid name conflicts.'
 
     async def get_tools(self, ctx: RunContext[AgentDepsT]) -> dict[str, ToolsetTool[AgentDepsT]]:
         """The wrapped toolset's tools, with prefixed names."""

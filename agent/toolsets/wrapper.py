@@ -32,8 +32,8 @@ class WrapperToolset(AbstractToolset[AgentDepsT]):
 
     @property
     def label(self) -> str:
-        """The wrapped toolset's label."""
-        return self.wrapped.label
+        """The wrapper's class name around the wrapped toolset's label: `PrefixedToolset(FunctionToolset 'x')`."""
+        return f'{type(self).__name__}({self.wrapped.label})'
 
     @property
     def tool_name_conflict_hint(self) -> str:
