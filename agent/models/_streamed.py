@@ -32,7 +32,7 @@ class StreamedResponse(ABC):
         self,
         model_request_parameters: ModelRequestParameters,
         *,
-        model_name: str,
+        model_name: str = '',
         provider_name: str | None = None,
         provider_url: str | None = None,
         timestamp: datetime | None = None,
@@ -41,7 +41,9 @@ class StreamedResponse(ABC):
 
         Args:
             model_request_parameters: The parameters of the request being answered.
-            model_name: The model producing the response.
+            model_name: The model producing the response. A subclass may override the `model_name`,
+                `provider_name`, `provider_url` and `timestamp` properties instead of passing them, as Pydantic AI's
+                streamed responses do.
             provider_name: The provider serving the request.
             provider_url: The base URL of the provider's API, for models reached over HTTP.
             timestamp: When the response started; now by default.
