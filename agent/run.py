@@ -28,7 +28,7 @@ from ._parts import ModelMessage, ModelRequest, ModelResponse, ToolReturnPart
 from ._pending_messages import drain_pending, redirect_request
 from ._run_context import RunContext
 from .capabilities import run_with_node_hooks
-from .exceptions import UndrainedPendingMessagesError
+from .exceptions import UndrainedPendingMessagesError, UserError
 from .graph import End
 from .messages import ModelMessagesTypeAdapter
 from .result import FinalResult
@@ -251,7 +251,19 @@ class AgentRun(Generic[DepsT, OutputT]):
             self._deps.pending_messages.append(pending)
 
     async def next(self, node: AgentNodeT) -> AgentNodeT | End[FinalResult[OutputT]]:
-        """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`)."""
+        """Run `node` (with the capabilities' node hooks) and return the node after it (or `End`).
+
+        Raises:
+            UserError: `node` is the `End` the run already returned: there is nothing left to run.
+        """
+        if isinstance(node, End):
+            # Otherwise a loop that never recognises the end (testing `pydantic_graph.End`, another class) would
+            # get the same `End` back forever.
+            raise UserError(
+                'AgentRun.next() was given the End node: the run has already ended. A loop such as '
+                '`while not isinstance(node, End)` must test `agent.graph.End` (not `pydantic_graph.End`, a '
+                'different class), or use `Agent.is_end_node(node)`.'
+            )
 
         async def run_node(n: Any) -> Any:
             return await self._run_node(n)
