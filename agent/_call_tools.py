@@ -212,9 +212,9 @@ def _end_with_deferred(
     if not deps.output_schema.allows_deferred_tool_requests and not deps.ports.ends_with_deferred_requests():
         names = ', '.join(sorted({c.tool_name for c in requests.calls + requests.approvals}))
         raise UserError(
-            f'A deferred tool call was present ({names}), but `DeferredToolRequests` is not among output types. '
-            'To resolve this, add `DeferredToolRequests` to the list of output types for this agent '
-            '(e.g. output_type=[str, DeferredToolRequests]), or run the agent durably so the run waits for the results.'
+            'A deferred tool call was present, but `DeferredToolRequests` is not among output types. '
+            'To resolve this, add `DeferredToolRequests` to the list of output types for this agent. '
+            f'(Deferred calls: {names}. Running the agent durably also works: the run then waits for the results.)'
         )
     if step.done:
         # Results of the calls that did run are kept, so resuming never runs them again.

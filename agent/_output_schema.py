@@ -191,14 +191,14 @@ class OutputSchema:
         """Resolve an `output_type` into text, tool, native or prompted output.
 
         Raises:
-            UserError: if the spec is empty, mixes `NativeOutput`/`PromptedOutput` with other outputs, or names
-                the same output tool twice.
+            UserError: if the spec is empty (or holds only `None` or `DeferredToolRequests`), or mixes
+                `NativeOutput`/`PromptedOutput` with other outputs.
         """
         from .output import NativeOutput, PromptedOutput, TextOutput, ToolOutput
 
         items = flatten_output_spec(output_type)
         if not items:
-            raise UserError('output_type must name at least one type')
+            raise UserError('At least one output type must be provided.')
         # `str | None` lists `NoneType`; a bare `None` (as in `[str, None]`) lists `None` itself.
         allows_none = any(item is None or item is types.NoneType for item in items)
         if allows_none:
@@ -207,6 +207,8 @@ class OutputSchema:
                 raise UserError('At least one output type must be provided other than `None`.')
         allows_deferred = DeferredToolRequests in items
         items = [item for item in items if item is not DeferredToolRequests]
+        if not items:
+            raise UserError('At least one output type must be provided other than `DeferredToolRequests`.')
 
         markers: list[NativeOutput[Any] | PromptedOutput[Any]] = [
             item for item in items if isinstance(item, NativeOutput | PromptedOutput)
@@ -285,8 +287,11 @@ def _output_tools(structured: list[Any], tool_output_cls: type[Any]) -> dict[str
             if multiple:
                 # Generic names like `list[int]` lose the characters tool names can't hold.
                 name += '_' + ''.join(c for c in (object_def.name or '') if c.isalnum() or c in '_-')
-        if name in tools:
-            raise UserError(f'Two output types map to the same output tool name {name!r}; give them distinct names')
+        # Output types that would share a name get numbered ones (`final_result_Foo_2`, ...) so each stays callable.
+        base_name, number = name, 1
+        while name in tools:
+            number += 1
+            name = f'{base_name}_{number}'
         description = object_def.description
         if not description:
             description = DEFAULT_OUTPUT_TOOL_DESCRIPTION

@@ -248,8 +248,12 @@ def test_deferred_calls_without_deferred_output_type_raise_a_clear_error() -> No
     def danger() -> str:
         return 'boom'
 
-    with pytest.raises(UserError, match='`DeferredToolRequests` is not among output types'):
+    with pytest.raises(UserError) as raised:
         agent.run_sync('go')
+    assert str(raised.value).startswith(
+        'A deferred tool call was present, but `DeferredToolRequests` is not among output types. To resolve this, '
+        'add `DeferredToolRequests` to the list of output types for this agent. (Deferred calls: danger.'
+    )
 
 
 def test_resuming_with_unknown_or_already_answered_ids_is_rejected() -> None:

@@ -274,3 +274,29 @@ def test_text_output_refuses_a_function_that_does_not_take_the_text():
 
     with pytest.raises(UserError, match='TextOutput must take a function taking a single `str` argument'):
         Agent(FunctionModel(lambda m, i: ModelResponse(parts=[])), output_type=TextOutput(two_texts))  # pyright: ignore[reportArgumentType]
+
+
+def test_an_output_type_is_required_besides_none_and_deferred_tool_requests():
+    from agent.tools import DeferredToolRequests
+
+    with pytest.raises(UserError, match=r'^At least one output type must be provided\.$'):
+        Agent('test', output_type=[])
+    with pytest.raises(UserError, match='provided other than `None`'):
+        Agent('test', output_type=[None])
+    with pytest.raises(UserError, match='provided other than `DeferredToolRequests`'):
+        Agent('test', output_type=DeferredToolRequests)
+
+
+async def test_output_types_that_would_share_a_tool_name_get_numbered_names():
+    class Point(BaseModel):
+        x: int
+
+    model = TestModel(custom_output_args={'x': 1})
+    agent = Agent(model, output_type=[ToolOutput(Point), ToolOutput(Point), ToolOutput(Point)])
+
+    result = await agent.run('go')
+
+    assert result.output == Point(x=1)
+    assert model.last_model_request_parameters is not None
+    names = [tool.name for tool in model.last_model_request_parameters.output_tools]
+    assert names == ['final_result_Point', 'final_result_Point_2', 'final_result_Point_3']
