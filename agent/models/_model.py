@@ -107,7 +107,8 @@ class Model(ABC):
 
         Raises:
             UserError: if a requested native tool is not supported by this model and has no local fallback, or if
-                native structured output is asked of a model without a JSON schema output mode.
+                the output asked for is native structured output, tool output or an image and the model's profile
+                does not support it.
         """
         settings, params = _resolve_thinking(
             merge_model_settings(self.settings, model_settings), model_request_parameters, self.profile
@@ -117,8 +118,13 @@ class Model(ABC):
         native_ok = self.profile.supports_json_schema_output or self.profile.default_structured_output_mode == 'native'
         if params.output_mode == 'native' and not native_ok:
             raise UserError(
-                f'{self.label} does not support native structured output; use PromptedOutput(...) or ToolOutput(...).'
+                f'Native structured output is not supported by this model. ({self.label}: use PromptedOutput(...) '
+                'or ToolOutput(...).)'
             )
+        if params.output_mode == 'tool' and not self.profile.supports_tools:
+            raise UserError(f'Tool output is not supported by this model. ({self.label}: use PromptedOutput(...).)')
+        if params.allow_image_output and not self.profile.supports_image_output:
+            raise UserError(f'Image output is not supported by this model. ({self.label})')
         params = _with_prompted_output_template(
             params.with_default_output_mode(self.profile.default_structured_output_mode), self.profile
         )

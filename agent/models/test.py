@@ -103,8 +103,8 @@ class TestModel(Model):
             custom_output_args: Arguments for the output tool call (or the native/prompted output object).
             seed: Seed for generated tool arguments; different seeds give different values.
             model_name: The model name reported in responses.
-            profile: What the model claims to support; by default JSON schema output and every native tool but
-                tool search (a request that sends native tools then fails: this model cannot run them).
+            profile: What the model claims to support; by default JSON schema and image output and every native
+                tool but tool search (a request that sends native tools then fails: this model cannot run them).
             settings: Default model settings.
 
         Raises:
@@ -118,6 +118,7 @@ class TestModel(Model):
             or ModelProfile(
                 supports_json_schema_output=True,
                 supports_json_object_output=True,
+                supports_image_output=True,  # image-only output is answered with a one-pixel PNG
                 # As in Pydantic AI, every native tool is accepted (so a test can see what would be sent) and the
                 # request then fails; tool search is left out, so the local `search_tools` stands in for it.
                 supported_native_tools=SUPPORTED_NATIVE_TOOLS - {ToolSearchTool},

@@ -68,4 +68,5 @@ def image_model(requests: list[tuple[str, list[Any]]], *, with_image: bool = Tru
             parts.append(FilePart(PNG))
         return ModelResponse(parts=parts, usage=RequestUsage(input_tokens=7, output_tokens=100))
 
-    return FunctionModel(respond, profile=ModelProfile(supported_native_tools=frozenset({'image_generation'})))
+    profile = ModelProfile(supports_image_output=True, supported_native_tools=frozenset({'image_generation'}))
+    return FunctionModel(respond, profile=profile)

@@ -111,7 +111,7 @@ async def test_anthropic_models_without_structured_outputs_refuse_native_output_
         'claude-3-5-haiku-latest', provider=AnthropicProvider(api_key='k', http_client=server.client())
     )
 
-    with pytest.raises(UserError, match='does not support native structured output'):
+    with pytest.raises(UserError, match='Native structured output is not supported by this model'):
         await Agent(model, output_type=NativeOutput(City)).run('Capital of France?')
     result = await Agent(model, output_type=PromptedOutput(City)).run('Capital of France?')
 
