@@ -200,10 +200,11 @@ def _refuse_forced_tool_choice(*layers: Any) -> None:
     choice = (fixed or {}).get('tool_choice')
     if choice == 'required' or isinstance(choice, list):
         raise UserError(
-            f'tool_choice={choice!r} in the model, agent or run settings forces a function tool call on every step, '
-            'so the run could never produce its output. Use ToolOrOutput([...]) to limit the tools and still end, '
-            "set tool_choice per step from a capability's get_model_settings, or use agent.direct.model_request "
-            'for a single model call.'
+            f'`tool_choice={choice!r}` prevents the agent from producing a final response because output tools are '
+            'excluded (it is in the model, agent or run settings and forces a function tool call on every step). '
+            "Use `ToolOrOutput` to limit the tools and still end, return a callable from a capability's "
+            '`get_model_settings()` to vary `tool_choice` per step, or use `agent.direct.model_request` for a single '
+            'model call.'
         )
 
 

@@ -98,9 +98,10 @@ def test_anthropic_and_google_send_the_chosen_tools_and_mode() -> None:
 
 def test_agent_refuses_a_fixed_tool_choice_that_forces_a_call_on_every_step() -> None:
     agent = Agent(FunctionModel(lambda m, i: None), model_settings={'tool_choice': 'required'})  # pyright: ignore[reportArgumentType]
-    with pytest.raises(UserError, match='could never produce its output'):
+    prevents = 'prevents the agent from producing a final response'
+    with pytest.raises(UserError, match=rf"^`tool_choice='required'` {prevents}"):
         agent.run_sync('hi')
-    with pytest.raises(UserError, match='could never produce its output'):
+    with pytest.raises(UserError, match=rf"^`tool_choice=\['x'\]` {prevents}"):
         Agent('test').run_sync('hi', model_settings={'tool_choice': ['x']})
 
 
