@@ -467,6 +467,7 @@ def _request_parameters(
         output_tools=[td for td in tool_defs if td.kind == 'output'],
         prompted_output_template=schema.template,
         allow_text_output=schema.allows_text,
+        allow_image_output=schema.allows_image,
     )
 
 

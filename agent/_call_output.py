@@ -7,9 +7,18 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from ._agent_graph import GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
+from ._content import BinaryImage
 from ._events import OutputToolCallEvent, OutputToolResultEvent
-from ._output_pipeline import process_none_output, process_text_output, process_tool_output
-from ._parts import ModelRequest, ModelRequestPart, ModelResponse, RetryPromptPart, ThinkingPart, ToolReturnPart
+from ._output_pipeline import process_image_output, process_none_output, process_text_output, process_tool_output
+from ._parts import (
+    FilePart,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    RetryPromptPart,
+    ThinkingPart,
+    ToolReturnPart,
+)
 from ._unusable_response import check_unusable_response, no_output_message, recover_text
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .graph import End
@@ -153,6 +162,16 @@ async def handle_text(
         if not response.parts:
             check_output_retries(state, deps, 'The model returned an empty response.')
             return ModelRequestNode(ModelRequest(parts=[]))
+    image = _image_in(response) if schema.allows_image else None
+    if image is not None:
+        try:
+            output = await process_image_output(
+                image, schema, deps.capability, output_context(state, deps), deps.output_validators
+            )
+        except ModelRetry as exc:
+            check_output_retries(state, deps, exc.message)
+            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
+        return End(FinalResult(output))
     text = response.text
     if text is not None and schema.allows_text:
         try:
@@ -167,6 +186,14 @@ async def handle_text(
     message = no_output_message(schema, has_function_tools=bool(manager.tools))
     check_output_retries(state, deps, message)
     return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+
+
+def _image_in(response: ModelResponse) -> BinaryImage | None:
+    """The first image the response holds as a file part, which is the output when images are."""
+    for part in response.parts:
+        if isinstance(part, FilePart) and isinstance(part.content, BinaryImage):
+            return part.content
+    return None
 
 
 async def _none_output(

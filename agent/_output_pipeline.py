@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._content import BinaryImage
 from ._output_processors import ObjectOutputProcessor, strip_markdown_fences
 from .capabilities._dispatch import run_with_output_process_hooks, run_with_output_validate_hooks
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from .capabilities import AbstractCapability
     from .output import OutputContext
 
-__all__ = ('process_none_output', 'process_text_output', 'process_tool_output')
+__all__ = ('process_image_output', 'process_none_output', 'process_text_output', 'process_tool_output')
 
 
 async def process_tool_output(
@@ -158,6 +159,27 @@ async def process_none_output(
     return await run_with_output_process_hooks(cap, ctx, output_context=output_context, output=None, process=process)
 
 
+async def process_image_output(
+    image: BinaryImage,
+    schema: OutputSchema,
+    cap: AbstractCapability[Any],
+    ctx: RunContext[Any],
+    validators: Sequence[OutputValidator],
+) -> Any:
+    """The output an image the model returned gives, through the output process hooks and output validators.
+
+    Raises:
+        ModelRetry: when a hook or an output validator asks the model to try again.
+    """
+    output_context = _text_context(schema, has_function=False)
+    output_context.output_type = BinaryImage
+
+    async def process(value: Any) -> Any:
+        return await _validated(value, ctx, validators)
+
+    return await run_with_output_process_hooks(cap, ctx, output_context=output_context, output=image, process=process)
+
+
 def _text_context(schema: OutputSchema, *, has_function: bool) -> OutputContext:
     from .output import OutputContext
 
@@ -169,6 +191,7 @@ def _text_context(schema: OutputSchema, *, has_function: bool) -> OutputContext:
         object_def=None,
         has_function=has_function,
         allows_text=schema.allows_text,
+        allows_image=schema.allows_image,
         allows_deferred_tools=schema.allows_deferred_tool_requests,
     )
 

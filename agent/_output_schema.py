@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, Union, get_args, get_origin
 
+from ._content import BinaryImage
 from ._deferred import DeferredToolRequests
 from ._output_processors import (
     ObjectOutputProcessor,
@@ -139,6 +140,8 @@ class OutputSchema:
     allows_none: bool = False
     """`None` is among the output types: an empty response is the output `None` (and with structured outputs the
     model may also choose `None` through an output tool of its own)."""
+    allows_image: bool = False
+    """`BinaryImage` is among the output types: an image the model returns (a `FilePart`) is the output."""
 
     @property
     def tool_defs(self) -> list[ToolDefinition]:
@@ -152,6 +155,8 @@ class OutputSchema:
             return self.structured_mode
         if self.tools and self.allows_text:
             return 'tool_or_text'
+        if not self.tools and not self.allows_text and self.allows_image:
+            return 'image'
         return 'tool' if self.tools else 'text'
 
     @property
@@ -209,6 +214,8 @@ class OutputSchema:
         items = [item for item in items if item is not DeferredToolRequests]
         if not items:
             raise UserError('At least one output type must be provided other than `DeferredToolRequests`.')
+        allows_image = BinaryImage in items
+        items = [item for item in items if item is not BinaryImage]
 
         markers: list[NativeOutput[Any] | PromptedOutput[Any]] = [
             item for item in items if isinstance(item, NativeOutput | PromptedOutput)
@@ -245,12 +252,13 @@ class OutputSchema:
         if texts and isinstance(texts[0], TextOutput):
             text_function = TextFunctionProcessor(texts[0].output_function)
         return cls(
-            # Only DeferredToolRequests: the model still needs a way to answer, so text is allowed.
-            allows_text=bool(texts) or not structured,
+            # Only DeferredToolRequests (or None): the model still needs a way to answer, so text is allowed.
+            allows_text=bool(texts) or not (structured or allows_image),
             allows_deferred_tool_requests=allows_deferred,
             tools=_output_tools(structured, ToolOutput),
             text_function=text_function,
             allows_none=allows_none,
+            allows_image=allows_image,
         )
 
 

@@ -90,6 +90,8 @@ def no_output_message(schema: OutputSchema, *, has_function_tools: bool) -> str:
         options.append('include your response in a tool call')
     elif has_function_tools:
         options.append('call a tool')
+    if schema.allows_image:
+        options.append('return an image')
     if schema.allows_text:
         options.insert(0, 'return text')
     return f'Please {" or ".join(options)}.'
