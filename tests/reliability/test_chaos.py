@@ -29,7 +29,8 @@ from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkf
 from ._chaos_processes import DevServer, Line, ToolLog, kill, polling, spawn_worker
 from .chaos_agent import expected_output
 
-pytestmark = pytest.mark.asyncio(loop_scope='session')
+# The deadlines below bound waits on conditions; they are generous so that a busy machine only makes it slower.
+pytestmark = [pytest.mark.asyncio(loop_scope='session'), pytest.mark.timeout(420)]
 
 T = TypeVar('T')
 Handle = WorkflowHandle[AgentWorkflow, AgentRunOutput]
@@ -101,29 +102,44 @@ async def unfinished(handles: list[Handle]) -> list[tuple[str, Any]]:
 
 
 def check_reruns(lines: list[Line], first_pid: int) -> int:
-    """Assert that every call that started more than once was interrupted by worker A's death; how many did."""
+    """Assert that every call that started more than once was interrupted by worker A's death or by the server's
+    outage; how many worker A's death interrupted.
+
+    A call that worker B was running, or had just ended, while the server was down may run again too: its result
+    could not be reported, and the restarted server retries the call once its heartbeat is missed. Any other rerun
+    is a call run twice for no reason.
+    """
     marks = {line.call: line for line in lines if line.event == 'mark'}
-    kill = marks['kill']
+    kill, down, up = marks['kill'], marks['server-down'], marks['server-up']
     by_call: dict[str, list[Line]] = {}
     for line in lines:
         if line.event != 'mark':
             by_call.setdefault(line.call, []).append(line)
-    rerun = 0
+    by_kill = 0
     for call, found in by_call.items():
         starts = [line for line in found if line.event == 'start']
         if len(starts) == 1:
             continue
-        rerun += 1
         *interrupted, _ = starts
-        problem = f'{call} ran again although the kill of worker A (pid {first_pid}) did not interrupt it: {found}'
+        problem = (
+            f'{call} ran again although neither the kill of worker A (pid {first_pid}) nor the outage '
+            f'interrupted it: {found}, marks {marks}'
+        )
         for start in interrupted:
-            # It ran on worker A and had started before A was killed ...
-            assert start.pid == first_pid, problem
-            assert start.index < marks['killed'].index, problem
-            # ... and had not ended, or ended so shortly before that its result may not have been reported.
-            ends = [line for line in found if line.event == 'end' and line.pid == first_pid]
-            assert all(kill.time - end.time < HEARTBEAT_TIMEOUT for end in ends), problem
-    return rerun
+            ends = [
+                line for line in found if line.event == 'end' and line.pid == start.pid and line.index > start.index
+            ]
+            ended = ends[0].time if ends else None
+            # It ran on worker A and had started before A was killed, and had not ended, or ended so shortly
+            # before that its result may not have been reported ...
+            if start.pid == first_pid and start.index < marks['killed'].index:
+                assert ended is None or kill.time - ended < HEARTBEAT_TIMEOUT, problem
+                by_kill += 1
+                continue
+            # ... or it ran while the server was down, or ended so shortly before that its report was lost.
+            assert start.index < up.index, problem
+            assert ended is None or ended > down.time - HEARTBEAT_TIMEOUT, problem
+    return by_kill
 
 
 async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_path: Path) -> None:
@@ -137,7 +153,7 @@ async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_
         outputs = [tmp_path / 'worker-a.out', tmp_path / 'worker-b.out']
         for output in outputs:
             workers.append(await spawn_worker(server.address, task_queue, log.path, output))
-        await within(30, 'the workers polling', asyncio.gather(*map(polling, workers, outputs)))
+        await within(60, 'the workers polling', asyncio.gather(*map(polling, workers, outputs)))
         first = workers[0]
         client: Client = await connect(server.address)
         starts = [
@@ -149,7 +165,7 @@ async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_
             )
             for run in range(RUNS)
         ]
-        handles: list[Handle] = await within(20, 'starting the runs', asyncio.gather(*starts))
+        handles: list[Handle] = await within(60, 'starting the runs', asyncio.gather(*starts))
         restarted = asyncio.Event()
         undecided = set(range(RUNS))
 
@@ -168,12 +184,12 @@ async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_
             started = {line.call for line in log.lines if line.event == 'start' and line.pid == first.pid}
             return len({call for call in started if call.startswith('slow-')} - log.ended)
 
-        await within(30, 'worker A running 3 slow steps', log.wait_for(lambda log: slow_steps_on_first(log) >= 3))
+        await within(90, 'worker A running 2 slow steps', log.wait_for(lambda log: slow_steps_on_first(log) >= 2))
         log.mark('kill')
         await kill(first)
         log.mark('killed')
         ended = len(log.ended)
-        await within(30, 'worker B ending 20 calls', log.wait_for(lambda log: len(log.ended) >= ended + 20))
+        await within(90, 'worker B ending 20 calls', log.wait_for(lambda log: len(log.ended) >= ended + 20))
         log.mark('server-down')
         await server.kill()
         await server.start()
@@ -181,10 +197,10 @@ async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_
         restarted.set()
 
         try:
-            await asyncio.wait_for(reviews, 40)
-            results = await asyncio.wait_for(asyncio.gather(*(handle.result() for handle in handles)), 40)
+            await asyncio.wait_for(reviews, 120)
+            results = await asyncio.wait_for(asyncio.gather(*(handle.result() for handle in handles)), 120)
         except TimeoutError:
-            stuck = await within(20, 'describing the runs', unfinished(handles))
+            stuck = await within(60, 'describing the runs', unfinished(handles))
             raise AssertionError(f'Runs did not finish: {stuck}; runs without a decision: {undecided}') from None
     finally:
         for task in tasks:
@@ -204,8 +220,8 @@ async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_
     needed |= {f'delete-run-{run}' for run in range(RUNS) if denial(run) is None}
     assert {line.call for line in tools} == needed
     assert log.ended == needed
-    # Worker A ran nothing once killed, and a call ran again only if the kill interrupted it.
+    # Worker A ran nothing once killed, and a call ran again only if the kill or the outage interrupted it.
     killed = next(line.index for line in log.lines if line.call == 'killed')
     assert [line for line in tools if line.pid == first.pid and line.index > killed] == []
-    # At least the three slow steps it was running when it was killed.
-    assert check_reruns(log.lines, first.pid) >= 3
+    # At least the two slow steps it was running when it was killed.
+    assert check_reruns(log.lines, first.pid) >= 2
