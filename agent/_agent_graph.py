@@ -430,6 +430,13 @@ async def _visible_tool_defs(
     ctx: RunContext[Any], deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
 ) -> list[ToolDefinition]:
     output_defs = deps.output_schema.tool_defs
+    for output_def in output_defs:
+        if (clash := manager.tools.get(output_def.name)) is not None:
+            label = clash.toolset.label
+            raise UserError(
+                f'{label[:1].upper()}{label[1:]} defines a tool whose name conflicts with existing tool from the '
+                f"agent's output tools: {output_def.name!r}. {clash.toolset.tool_name_conflict_hint}"
+            )
     if deps.prepare_output_tools is not None and output_defs:
         changed = await call_maybe_async(deps.prepare_output_tools, ctx, output_defs)
         if changed is not None:

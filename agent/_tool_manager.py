@@ -306,8 +306,12 @@ class ToolManager(Generic[DepsT]):
                 `ValidationError` or a `ToolRetryError` of its own.
             ToolRetriesExhausted: the tool's retries are used up.
             ApprovalRequired, CallDeferred: the tool deferred the call.
+            RuntimeError: the tool is external (`kind='external'`), e.g. an approval was given for one.
         """
         tool = self.tools[call.tool_name]
+        if tool.tool_def.kind == 'external':
+            # Its result comes from outside the run (deferred); an approval cannot make it callable here.
+            raise RuntimeError('External tools cannot be called')
         ctx = self._call_ctx(call, tool, tool_call_approved=approved, tool_call_metadata=metadata)
         timeout = tool.tool_def.timeout
         deadline = asyncio.timeout(timeout)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pydantic
@@ -284,3 +285,30 @@ def test_approval_results_accept_bare_objects_from_clients() -> None:
         {'approvals': {'a': {'message': 'too risky'}, 'b': {'override_args': {'x': 1}}, 'c': True}}
     )
     assert results.approvals == {'a': ToolDenied('too risky'), 'b': ToolApproved(override_args={'x': 1}), 'c': True}
+
+
+def test_approving_a_call_of_a_tool_made_external_fails_rather_than_running_it() -> None:
+    ran: list[int] = []
+
+    def call_lookup(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart('lookup', {'x': 1}, 'l-1')])
+
+    agent = Agent(FunctionModel(call_lookup), output_type=[str, DeferredToolRequests])
+
+    def external(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition:
+        return replace(tool_def, kind='external')
+
+    @agent.tool_plain(prepare=external)
+    def lookup(x: int) -> int:
+        ran.append(x)
+        return x
+
+    first = agent.run_sync('go')
+    assert isinstance(first.output, DeferredToolRequests)
+    assert [call.tool_call_id for call in first.output.calls] == ['l-1']
+
+    with pytest.raises(RuntimeError, match=r'^External tools cannot be called$'):
+        agent.run_sync(
+            message_history=first.all_messages(), deferred_tool_results=DeferredToolResults(approvals={'l-1': True})
+        )
+    assert ran == []

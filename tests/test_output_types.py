@@ -300,3 +300,17 @@ async def test_output_types_that_would_share_a_tool_name_get_numbered_names():
     assert model.last_model_request_parameters is not None
     names = [tool.name for tool in model.last_model_request_parameters.output_tools]
     assert names == ['final_result_Point', 'final_result_Point_2', 'final_result_Point_3']
+
+
+def test_a_function_tool_named_like_an_output_tool_is_refused_naming_both():
+    def answer(x: int) -> int:
+        return x
+
+    agent = Agent('test', tools=[answer], output_type=ToolOutput(int, name='answer'))
+
+    with pytest.raises(UserError) as raised:
+        agent.run_sync('go')
+    assert str(raised.value) == (
+        "The agent defines a tool whose name conflicts with existing tool from the agent's output tools: 'answer'. "
+        'Rename the tool or wrap the toolset in a `PrefixedToolset` to avoid name conflicts.'
+    )
