@@ -264,16 +264,25 @@ class AgentRun(Generic[DepsT, OutputT]):
                 '`while not isinstance(node, End)` must test `agent.graph.End` (not `pydantic_graph.End`, a '
                 'different class), or use `Agent.is_end_node(node)`.'
             )
+        if _is_graph_end(node) and isinstance(self._next_node, End):
+            return self._next_node  # the `pydantic_graph.End` this method returned below: the run has ended
+        graph_ends: list[Any] = []
 
         async def run_node(n: Any) -> Any:
             return await self._run_node(n)
 
         async def run_hooked() -> Any:
-            result = await run_with_node_hooks(self._deps.capability, self.ctx, node, run_node)
+            result: Any = await run_with_node_hooks(self._deps.capability, self.ctx, node, run_node)
+            if _is_graph_end(result):
+                # Code written for Pydantic AI ends a run from a node hook with `pydantic_graph.End`.
+                graph_ends.append(result)
+                result = End(result.data)
             # Node hooks run after the node drained the queue: what they enqueued at the end is delivered too.
             return self._redirect_if_pending(result)
 
-        return await self._step(run_hooked)
+        result = await self._step(run_hooked)
+        # The caller gets back the `End` its hook returned, which is what its loop tests for.
+        return graph_ends[0] if graph_ends and isinstance(result, End) else result
 
     def __aiter__(self) -> AsyncIterator[AgentNodeT | End[FinalResult[OutputT]]]:
         return self._iterate()
@@ -376,3 +385,9 @@ def _wraps_nodes(capability: Any) -> bool:
     from .capabilities._ordering import collect_leaves
 
     return any(leaf.has_wrap_node_run and not isinstance(leaf, Instrumentation) for leaf in collect_leaves(capability))
+
+
+def _is_graph_end(node: object) -> bool:
+    """Whether `node` is an `End` of the separate `pydantic_graph` package (not a dependency of this one)."""
+    cls = type(node)
+    return cls.__name__ == 'End' and cls.__module__.partition('.')[0] == 'pydantic_graph'

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -49,7 +49,6 @@ from agent.exceptions import (
     SkipToolValidation,
     ToolRetryError,
 )
-from agent.graph import End
 
 from ._abstract import AbstractCapability, RawOutput
 from ._types import AgentNode, NodeResult, RawToolArgs, ValidatedToolArgs
@@ -113,19 +112,10 @@ async def run_with_node_hooks(
     """Run one graph node with the node hooks around it; `before_node_run` may replace the node."""
     node = await cap.before_node_run(ctx, node=node)
     try:
-        result = _own_end(await cap.wrap_node_run(ctx, node=node, handler=run_node))
+        result = await cap.wrap_node_run(ctx, node=node, handler=run_node)
     except Exception as error:
-        result = _own_end(await cap.on_node_run_error(ctx, node=node, error=error))
-    return _own_end(await cap.after_node_run(ctx, node=node, result=result))
-
-
-def _own_end(result: Any) -> Any:
-    """`result`, with an `End` of the separate `pydantic_graph` package (which code written for Pydantic AI
-    returns from node hooks) turned into this package's `End`, so that it ends the run too."""
-    cls: type[Any] = type(cast(object, result))
-    if cls.__name__ == 'End' and cls.__module__.partition('.')[0] == 'pydantic_graph':
-        return End(result.data)
-    return result
+        result = await cap.on_node_run_error(ctx, node=node, error=error)
+    return await cap.after_node_run(ctx, node=node, result=result)
 
 
 async def run_with_model_request_hooks(

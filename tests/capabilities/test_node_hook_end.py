@@ -43,6 +43,22 @@ async def test_a_pydantic_graph_end_returned_by_a_node_hook_ends_the_run() -> No
     assert result.output == 'recovered'
 
 
+async def test_a_loop_testing_for_the_pydantic_graph_end_its_hook_returned_ends() -> None:
+    @dataclass
+    class Recover(AbstractCapability[Any]):
+        async def on_node_run_error(self, ctx: RunContext[Any], *, node: Any, error: BaseException) -> Any:
+            return GraphEnd(FinalResult('recovered'))
+
+    agent = Agent(FunctionModel(failing_model), capabilities=[Recover()])
+    async with agent.iter('go') as run:
+        node: Any = run.next_node
+        while not isinstance(node, GraphEnd):
+            node = await run.next(node)
+    assert node.data.output == 'recovered'
+    assert run.result is not None
+    assert run.result.output == 'recovered'
+
+
 async def test_next_refuses_the_end_node_instead_of_returning_it_forever() -> None:
     agent = Agent(FunctionModel(lambda _m, _i: ModelResponse(parts=[TextPart('done')])))
     async with agent.iter('go') as run:
