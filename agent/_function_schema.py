@@ -242,8 +242,7 @@ def function_schema(
         arguments_type = _make_typed_dict(name, fields, extra_items=extra_items)
     # Forward references left inside annotations (e.g. `list['Item']`) resolve in the function's module.
     arguments_type.__module__ = getattr(_unwrap_partial(function), '__module__', __name__)
-    arguments_type.__pydantic_config__ = _ARGUMENTS_CONFIG
-    adapter: TypeAdapter[dict[str, Any]] = TypeAdapter(arguments_type)
+    adapter: TypeAdapter[dict[str, Any]] = _adapter_reading_attribute_docstrings(arguments_type)
     validator = adapter.validator
     if not isinstance(validator, SchemaValidator):  # pragma: no cover - only with pydantic plugins installed
         validator = SchemaValidator(adapter.core_schema)
@@ -382,6 +381,20 @@ def _single_object_schema(
     return validator, json_schema
 
 
+def _adapter_reading_attribute_docstrings(typed_dict: Any) -> TypeAdapter[Any]:
+    """An adapter for a generated `TypedDict` whose nested types without a config read their attribute docstrings.
+
+    Reading them needs the source code; where it cannot be read at all (Temporal's workflow sandbox, for a tool
+    built inside a workflow, makes `inspect` fail with a `TypeError`), the types are described without them.
+    """
+    typed_dict.__pydantic_config__ = _ARGUMENTS_CONFIG
+    try:
+        return TypeAdapter(typed_dict)
+    except TypeError:
+        del typed_dict.__pydantic_config__
+        return TypeAdapter(typed_dict)
+
+
 def _schema_with_attribute_docstrings(
     name: str, annotation: Any, schema_generator: type[GenerateJsonSchema]
 ) -> dict[str, Any]:
@@ -392,8 +405,8 @@ def _schema_with_attribute_docstrings(
     """
     holder = _make_typed_dict('Holder', {name: annotation})
     holder.__module__ = getattr(annotation, '__module__', __name__)
-    holder.__pydantic_config__ = _ARGUMENTS_CONFIG
-    holder_schema = TypeAdapter[Any](holder).json_schema(schema_generator=schema_generator, mode='validation')
+    holder_adapter = _adapter_reading_attribute_docstrings(holder)
+    holder_schema = holder_adapter.json_schema(schema_generator=schema_generator, mode='validation')
     json_schema: dict[str, Any] = dict(holder_schema['properties'][name])
     if '$defs' in holder_schema:
         json_schema['$defs'] = holder_schema['$defs']
