@@ -398,7 +398,7 @@ class Agent(
     def run_stream_sync(
         self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any
     ) -> StreamedRunResultSync[Any]:
-        """`run_stream` for synchronous code: the run goes on in a private event loop as the result is read.
+        """`run_stream` for synchronous code: the run goes on in a private event loop (in a thread of its own).
 
         ```python
         result = agent.run_stream_sync('Tell me a story')
@@ -417,14 +417,8 @@ class Agent(
             raise UserError('run_stream_sync() cannot be called from a running event loop; use `agent.run_stream`.')
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
-        loop = asyncio.new_event_loop()
-        context = self.run_stream(user_prompt, **kwargs)
-        try:
-            result = loop.run_until_complete(context.__aenter__())
-        except BaseException:
-            loop.close()
-            raise
-        return StreamedRunResultSync(result, loop, context)
+        # `infer_name` is done: past this point the caller's frame is a thread away.
+        return StreamedRunResultSync._start(self.run_stream(user_prompt, **{**kwargs, 'infer_name': False}))  # pyright: ignore[reportPrivateUsage]
 
     def system_prompt_parts(
         self, deps: AgentDepsT = None, *, model: Model | str | None = None

@@ -42,9 +42,6 @@ class AgentStream(StreamedRunResult[OutputDataT]):
 
     async def _final_output(self) -> Any:
         part = next((p for p in self._parts.values() if self._final_seen and self._is_final(p)), None)
-        output = self._partial_output(part) if part is not None else None
-        if output is None:
+        if part is None:
             raise UnexpectedModelBehavior('Invalid response, unable to find output')
-        if self._validate_partial is not None:
-            output = await self._validate_partial(output, False)
-        return output
+        return await self._output_of(part, partial=False)

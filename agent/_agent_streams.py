@@ -28,8 +28,9 @@ async def event_stream(
     """Run `agent` in a task, handing its events (then its result) to the consumer.
 
     The run's context is appended to `ctx_holder` when its first event stream starts. An `event_stream_handler`
-    (the call's, or else the agent's) sees the events too, each before the consumer does. Leaving the block before
-    the run ends cancels it.
+    (the call's, or else the agent's) sees the events too, each before the consumer does. The run goes on past an
+    event only once the consumer asks for the next one, so between two events it shows where the consumer is.
+    Leaving the block before the run ends cancels it.
     """
     # One event at a time: the run waits for the consumer, so what it shows mid-run (e.g. `all_messages()` of a
     # `run_stream` result) is where the consumer is, not wherever the run has raced ahead to.
@@ -44,8 +45,10 @@ async def event_stream(
 
         async def passed_on() -> AsyncGenerator[AgentStreamEvent]:
             async for event in stream:
-                await queue.put(event)
                 yield event
+                # Until the consumer asks for the next event, the run stays at this one (see `events`).
+                await queue.put(event)
+                await queue.join()
 
         events = passed_on()
         try:
@@ -75,7 +78,11 @@ async def event_stream(
         while (item := await queue.get()) is not done:
             if isinstance(item, _Failure):
                 raise item.error
-            yield item
+            try:
+                yield item
+            finally:
+                # Asking for the next event (or leaving) is what lets the run go on past this one.
+                queue.task_done()
 
     try:
         yield events()

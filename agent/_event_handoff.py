@@ -1,12 +1,13 @@
 """Handing a run's events to its event stream handler one at a time, the run waiting for each to be taken.
 
 ```
-run ──emit(e1)──→ [e1] ──→ handler takes e1 ──→ run goes on ──emit(e2)──→ ...
+run ──emit(e1)──→ [e1] ──→ handler takes e1, asks for the next ──→ run goes on ──emit(e2)──→ ...
                      └── the handler failed or was cancelled instead: emit raises its error in the run
 ```
 
-The run moves only as fast as the handler reads, as with Pydantic AI's in-line handler: what the handler sees
-mid-run is where the run is (`all_messages()` in a `run_stream`), and a handler that stops early stops the run
+The run moves only as fast as the handler reads, as with Pydantic AI's in-line handler: the run goes on past an
+event only once the handler has finished with it and asks for the next, so what the handler sees mid-run is where
+the run is (`all_messages()` in a `run_stream`), and a handler that stops early stops the run
 instead of leaving it to stream into a queue no one reads. A handler that returns without reading everything is
 not an error: the rest of the events are taken for it (drained), so the run finishes.
 """
@@ -56,7 +57,16 @@ class EventHandoff:
             self._task.result()
 
     async def finish(self) -> None:
-        """Tell the handler that the run has ended and wait for it (re-raising its error, if any)."""
+        """Tell the handler that the run has ended and wait for it (re-raising its error, if any).
+
+        A run that is being cancelled takes its handler with it instead of waiting for it to read to the end
+        (the handler may be waiting on a reader that has left).
+        """
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            self._task.cancel()
+            await asyncio.wait({self._task})
+            return
         if not self._task.done():
             self._queue.put_nowait(_END)
         await self._task
@@ -68,10 +78,15 @@ class EventHandoff:
     async def _events(self) -> AsyncIterator[Any]:
         while True:
             event = await self._queue.get()
-            self._queue.task_done()
             if event is _END:
+                self._queue.task_done()
                 return
-            yield event
+            try:
+                yield event
+            finally:
+                # Taken once the handler comes back for the next one (or stops reading): the run stays at this
+                # event while the handler works on it.
+                self._queue.task_done()
 
     async def _run(
         self, handler: Callable[[Any, Any], Any], capability: AbstractCapability[Any], ctx: RunContext[Any]

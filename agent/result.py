@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic
 
-from pydantic import ValidationError
 from typing_extensions import TypeVar
 
 from ._callable_value import callable_value
+from ._output_processors import strip_markdown_fences
 from ._parts import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from ._run_context import RunContext
 from ._stream_grouping import group_by_time
-from .exceptions import ModelRetry, UserError
+from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from .messages import ModelMessagesTypeAdapter
 from .usage import RunUsage
 
 if TYPE_CHECKING:
@@ -70,18 +68,26 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._final_tool: str | None = None
         self._final_seen = False
         self._parts: dict[int, Any] = {}
-        self._ahead: list[Any] = []
         self._cancelled = False
         self._interrupted: ModelResponse | None = None
+        self._events_done = False
+        self._ahead: list[Any] = []
 
     async def _start(self) -> None:
-        """Follow the run until its final response starts (or the run ends), keeping the events for the streams."""
+        """Follow the run until its final response starts (or the run ends).
+
+        What streamed up to there is the state the streams start from (see `_current`), not updates they repeat.
+        """
         from ._events import FinalResultEvent
         from .run import AgentRunResultEvent
 
         async for event in self._events:
-            self._ahead.append(event)
-            if isinstance(event, FinalResultEvent | AgentRunResultEvent):
+            if isinstance(event, AgentRunResultEvent):
+                # The run ended without a final response to stream: it is complete once a stream reads this.
+                self._ahead.append(event)
+                return
+            self._apply(event)
+            if isinstance(event, FinalResultEvent):
                 return
 
     async def _next_events(self) -> AsyncIterator[Any]:
@@ -92,46 +98,90 @@ class StreamedRunResult(Generic[OutputDataT]):
             return
         async for event in self._events:
             yield event
+        self._events_done = True
 
     @property
     def is_complete(self) -> bool:
         """Whether the run has finished (or its stream was cancelled)."""
         return self._result is not None or self._interrupted is not None
 
-    async def _updates(self) -> AsyncIterator[tuple[str | None, Any]]:
-        """Yield `(text_delta, current_final_part)` for every change to the final response."""
-        from ._events import FinalResultEvent, PartDeltaEvent, PartStartEvent, TextPartDelta
+    async def _updates(self, *, until_final_part_ends: bool = False) -> AsyncIterator[tuple[str | None, Any]]:
+        """Yield `(text_delta, current_final_part)` for every change to the final response.
+
+        With `until_final_part_ends`, stop once the final part is complete, before the run goes on to validate it:
+        what the caller does with the last partial output then comes before the run's own validation.
+        """
+        from ._events import PartEndEvent
         from .run import AgentRunResultEvent
 
         async for event in self._next_events():
             if isinstance(event, AgentRunResultEvent):
                 self._result = event.result  # pyright: ignore[reportUnknownMemberType]
                 return
-            if isinstance(event, PartStartEvent):
-                if event.index == 0:
-                    # A new model response: whatever looked final in the previous one was not.
-                    self._parts = {}
-                    if self._final_seen:
-                        self._final_seen = False
-                        yield _RESET, None
-                self._parts[event.index] = event.part
-                if self._final_seen and _is_final_part(event.part, self._final_tool):
-                    yield (
-                        (getattr(event.part, 'content', None) if isinstance(event.part, TextPart) else None),
-                        event.part,
-                    )
-            elif isinstance(event, FinalResultEvent):
-                self._final_seen = True
-                self._final_tool = event.tool_name
-                current = next((p for p in self._parts.values() if _is_final_part(p, event.tool_name)), None)
-                if current is not None:
-                    yield (current.content if isinstance(current, TextPart) else None), current
-            elif isinstance(event, PartDeltaEvent) and event.index in self._parts:
-                part = event.delta.apply(self._parts[event.index])
-                self._parts[event.index] = part
-                if self._final_seen and _is_final_part(part, self._final_tool):
-                    delta = event.delta.content_delta if isinstance(event.delta, TextPartDelta) else None
-                    yield delta, part
+            if (
+                until_final_part_ends
+                and isinstance(event, PartEndEvent)
+                and self._final_seen
+                and _is_final_part(event.part, self._final_tool)
+            ):
+                self._apply(event)
+                return
+            for update in self._apply(event):
+                yield update
+
+    def _apply(self, event: Any) -> list[tuple[str | None, Any]]:
+        """Take `event` into the state of the final response; return the `(text_delta, final_part)` changes."""
+        from ._events import FinalResultEvent, PartDeltaEvent, PartEndEvent, PartStartEvent, TextPartDelta
+        from .run import AgentRunResultEvent
+
+        if isinstance(event, AgentRunResultEvent):
+            self._result = event.result  # pyright: ignore[reportUnknownMemberType]
+            return []
+        if isinstance(event, PartStartEvent):
+            updates: list[tuple[str | None, Any]] = []
+            if event.index == 0:
+                # A new model response: whatever looked final in the previous one was not.
+                self._parts = {}
+                if self._final_seen:
+                    self._final_seen = False
+                    updates.append((_RESET, None))
+            self._parts[event.index] = event.part
+            if self._final_seen and _is_final_part(event.part, self._final_tool):
+                updates.append((event.part.content if isinstance(event.part, TextPart) else None, event.part))
+            return updates
+        if isinstance(event, FinalResultEvent):
+            self._final_seen = True
+            self._final_tool = event.tool_name
+            current = next((p for p in self._parts.values() if _is_final_part(p, event.tool_name)), None)
+            if current is not None:
+                return [((current.content if isinstance(current, TextPart) else None), current)]
+        elif isinstance(event, PartDeltaEvent) and event.index in self._parts:
+            part = event.delta.apply(self._parts[event.index])
+            self._parts[event.index] = part
+            if self._final_seen and _is_final_part(part, self._final_tool):
+                delta = event.delta.content_delta if isinstance(event.delta, TextPartDelta) else None
+                return [(delta, part)]
+        elif isinstance(event, PartEndEvent) and event.index in self._parts:
+            self._parts[event.index] = event.part
+            if self._final_seen and _is_final_part(event.part, self._final_tool):
+                return [(None, event.part)]
+        return []
+
+    def _current(self) -> tuple[str | None, Any] | None:
+        """The final part as streamed so far, as an update (`None` if it has no content yet)."""
+        if not self._final_seen or self._result is not None:
+            return None
+        part = next((p for p in self._parts.values() if _is_final_part(p, self._final_tool)), None)
+        if part is None or not _has_content(part):
+            return None
+        return (part.content if isinstance(part, TextPart) else None), part
+
+    async def _updates_from_now(self, *, until_final_part_ends: bool = False) -> AsyncIterator[tuple[str | None, Any]]:
+        """`_updates`, starting with the final part as it is now (for a stream that starts mid-response)."""
+        if (current := self._current()) is not None:
+            yield current
+        async for update in self._updates(until_final_part_ends=until_final_part_ends):
+            yield update
 
     async def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> AsyncIterator[str]:
         """Stream the final text output: the growing text, or only the new pieces with `delta=True`.
@@ -146,7 +196,7 @@ class StreamedRunResult(Generic[OutputDataT]):
             UserError: if the output is not text.
         """
         if not self._schema.allows_text:
-            raise UserError('stream_text() needs text output; use stream_output() for structured output.')
+            raise UserError('stream_text() can only be used with text responses')
         text = ''
         async for group in group_by_time(self._text_pieces(), debounce_by):
             pieces = ''.join(group)
@@ -167,7 +217,7 @@ class StreamedRunResult(Generic[OutputDataT]):
                 yield text
 
     async def _text_pieces(self) -> AsyncIterator[str]:
-        async for piece, _part in self._updates():
+        async for piece, _part in self._updates_from_now():
             if piece is _RESET:
                 yield _RESET_TEXT
             elif piece:
@@ -184,33 +234,67 @@ class StreamedRunResult(Generic[OutputDataT]):
                 only the latest; `None` validates and yields every update.
         """
         last: Any = _RESET
-        async for group in group_by_time(self._updates(), debounce_by):
-            piece, part = group[-1]
-            if piece is _RESET or part is None or part == last:
-                continue
-            last = part
-            partial = self._partial_output(part)
-            if partial is None:
-                continue
-            if self._validate_partial is not None:
-                try:
-                    partial = await self._validate_partial(partial, True)
-                except (ModelRetry, ValidationError):
+        updates = self._updates_from_now(until_final_part_ends=True)
+        while not (self.is_complete or self._cancelled or self._events_done):
+            async for group in group_by_time(updates, debounce_by):
+                piece, part = group[-1]
+                if piece is _RESET or part is None or part == last:
                     continue
-            yield partial
+                last = part
+                try:
+                    partial = await self._output_of(part, partial=True)
+                except (ModelRetry, ValueError):  # ValueError: also pydantic's ValidationError
+                    continue
+                yield partial
+            # The final part is complete: what follows (the run validating it, or a later response) is read next.
+            updates = self._updates(until_final_part_ends=True)
         if self._result is not None:
             yield self._result.output
 
     def _is_final(self, part: Any) -> bool:
         return _is_final_part(part, self._final_tool)
 
-    def _partial_output(self, part: Any) -> Any | None:
+    async def _output_of(self, part: Any, *, partial: bool) -> Any:
+        """The output `part` carries, as the run would make it: validated (leniently while it streams), passed to
+        the output function if there is one, then to the output validators (`ctx.partial_output` is `partial`).
+
+        Raises:
+            ModelRetry: an output function or validator asked for a retry.
+            ValueError: the part does not validate (yet); pydantic's `ValidationError` is one.
+            UnexpectedModelBehavior: the part carries no output.
+        """
+        ctx = self._run_context()
+        ctx = replace(ctx, partial_output=partial) if ctx is not None else None
+        schema = self._schema
         if isinstance(part, TextPart):
-            # Native/prompted output streams as JSON text, partially validated like tool arguments.
-            return self._schema.validate_partial_text(part.content)
-        if isinstance(part, ToolCallPart) and part.tool_name in self._schema.tools:
-            return self._schema.tools[part.tool_name].validate_partial(part.args)
-        return None
+            output = await _text_output(schema, part.content, ctx, partial=partial)
+        elif isinstance(part, ToolCallPart) and part.tool_name in schema.tools:
+            processor = schema.tools[part.tool_name].processor
+            context = ctx.validation_context if ctx is not None else None
+            validated = processor.validate(part.args, allow_partial=partial, context=context)
+            output = await processor.call(validated, ctx) if ctx is not None else processor.unwrap(validated)
+        else:
+            raise UnexpectedModelBehavior('Invalid response, unable to find output')
+        if self._validate_partial is not None:
+            output = await self._validate_partial(output, partial)
+        return output
+
+    async def validate_response_output(self, message: ModelResponse, *, allow_partial: bool = False) -> Any:
+        """The output `message` carries, validated as the run validates it (leniently with `allow_partial=True`).
+
+        Once the run has finished this is the run's output.
+
+        Raises:
+            UnexpectedModelBehavior: the response carries no final output.
+            ModelRetry: an output function or validator asked for a retry.
+            pydantic.ValidationError: the output does not validate.
+        """
+        if self._result is not None:
+            return self._result.output
+        part = next((p for p in message.parts if self._final_seen and self._is_final(p)), None)
+        if part is None:
+            raise UnexpectedModelBehavior('Invalid response, unable to find output')
+        return await self._output_of(part, partial=allow_partial)
 
     async def stream_response(self, *, debounce_by: float | None = 0.1) -> AsyncIterator[ModelResponse]:
         """Stream the final model response as it grows (`state='incomplete'`), then once complete.
@@ -224,8 +308,11 @@ class StreamedRunResult(Generic[OutputDataT]):
             yield current
         async for _ in group_by_time(self._updates(), debounce_by):
             if self._result is None:
-                yield self.response
-        yield self.response
+                # Complete only once the run has it (the model's stream may have ended before the run took it).
+                response = self.response
+                yield replace(response, state='incomplete') if response.state == 'complete' else response
+        # The last one is the response as the run recorded it (with its run and conversation ids).
+        yield self._result.response if self._result is not None else self.response
 
     async def get_output(self) -> OutputDataT:
         """Wait for the run to finish and return its (validated) output."""
@@ -266,23 +353,40 @@ class StreamedRunResult(Generic[OutputDataT]):
             raise UserError('The run has not started yet.')
         return ctx
 
-    def all_messages(self) -> list[ModelMessage]:
-        """The run's messages: while the final response streams, those before it; then all of them."""
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        """The run's messages: while the final response streams, those before it; then all of them.
+
+        Args:
+            output_tool_return_content: Once the run has finished, the content to put in the return of its output
+                tool call (to continue the conversation with it); `None` leaves the messages as they are.
+        """
         if self._result is not None:
-            return self._result.all_messages()
+            return self._result.all_messages(output_tool_return_content=output_tool_return_content)
         messages = list(self._context().messages)
         if self._interrupted is not None:
             messages.append(self._interrupted)
         return messages
 
-    def new_messages(self) -> list[ModelMessage]:
+    def new_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
         """The messages of this run (those of `all_messages()` that the run produced)."""
         if self._result is not None:
-            return self._result.new_messages()
+            return self._result.new_messages(output_tool_return_content=output_tool_return_content)
         run_id = self._context().run_id
         messages = self.all_messages()
         start = next((i for i, m in enumerate(messages) if m.run_id == run_id), len(messages))
         return messages[start:]
+
+    def all_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`all_messages()` as JSON bytes."""
+        return ModelMessagesTypeAdapter.dump_json(
+            self.all_messages(output_tool_return_content=output_tool_return_content)
+        )
+
+    def new_messages_json(self, *, output_tool_return_content: str | None = None) -> bytes:
+        """`new_messages()` as JSON bytes."""
+        return ModelMessagesTypeAdapter.dump_json(
+            self.new_messages(output_tool_return_content=output_tool_return_content)
+        )
 
     @property
     def usage(self) -> RunUsage:
@@ -303,12 +407,17 @@ class StreamedRunResult(Generic[OutputDataT]):
 
     @property
     def response(self) -> ModelResponse:
-        """The final model response: as streamed so far, or complete once the run has finished."""
+        """The final model response: as streamed so far, or complete once the run has finished.
+
+        This is the response as the model streamed it; the copy in `all_messages()` also carries the run's ids.
+        """
+        stream = self._live_stream()
         if self._result is not None:
+            if stream is not None and stream.get().parts == self._result.response.parts:
+                return stream.get()
             return self._result.response
         if self._interrupted is not None:
             return self._interrupted
-        stream = self._live_stream()
         if stream is not None:
             return stream.get()
         return ModelResponse(parts=[self._parts[i] for i in sorted(self._parts)], state='incomplete')
@@ -342,173 +451,6 @@ class StreamedRunResult(Generic[OutputDataT]):
         return ctx.metadata if ctx is not None else None
 
 
-class StreamedRunResultSync(Generic[OutputDataT]):
-    """A `StreamedRunResult` driven from synchronous code (from `Agent.run_stream_sync`).
-
-    The run lives on a private event loop, which is closed once the run has finished (the output has been
-    read, or a stream consumed to its end).
-    """
-
-    def __init__(
-        self,
-        result: StreamedRunResult[OutputDataT],
-        loop: asyncio.AbstractEventLoop,
-        context: AbstractAsyncContextManager[Any],
-    ) -> None:
-        self._result = result
-        self._loop = loop
-        self._context = context
-
-    def _close(self) -> None:
-        if not self._loop.is_closed():
-            self._loop.run_until_complete(self._context.__aexit__(None, None, None))
-            self._loop.close()
-
-    def _drain(self, stream: AsyncIterator[Any]) -> Iterator[Any]:
-        try:
-            while True:
-                try:
-                    item = self._loop.run_until_complete(anext(stream))
-                except StopAsyncIteration:
-                    break
-                yield item
-            self._loop.run_until_complete(self._result.get_output())
-        finally:
-            self._close()
-
-    def stream_text(self, *, delta: bool = False, debounce_by: float | None = 0.1) -> Iterator[str]:
-        """Stream the final text output (see `StreamedRunResult.stream_text`)."""
-        return self._drain(self._result.stream_text(delta=delta, debounce_by=debounce_by))
-
-    def stream_output(self, *, debounce_by: float | None = 0.1) -> Iterator[OutputDataT]:
-        """Stream the output as it grows (see `StreamedRunResult.stream_output`)."""
-        return self._drain(self._result.stream_output(debounce_by=debounce_by))
-
-    def stream_response(self, *, debounce_by: float | None = 0.1) -> Iterator[ModelResponse]:
-        """Stream the final model response as it grows (see `StreamedRunResult.stream_response`)."""
-        return self._drain(self._result.stream_response(debounce_by=debounce_by))
-
-    def get_output(self) -> OutputDataT:
-        """Wait for the run to finish and return its output."""
-        if self._result.is_complete:
-            assert self._result.result is not None
-            return self._result.result.output
-        try:
-            return self._loop.run_until_complete(self._result.get_output())
-        finally:
-            self._close()
-
-    @property
-    def is_complete(self) -> bool:
-        """Whether the run has finished."""
-        return self._result.is_complete
-
-    def all_messages(self) -> list[ModelMessage]:
-        """All messages of the finished run."""
-        return self._result.all_messages()
-
-    def new_messages(self) -> list[ModelMessage]:
-        """The messages the finished run produced."""
-        return self._result.new_messages()
-
-    @property
-    def usage(self) -> RunUsage:
-        """The run's usage so far; `usage()` also works."""
-        return self._result.usage
-
-    @property
-    def response(self) -> ModelResponse:
-        """The final model response (as streamed so far)."""
-        return self._result.response
-
-    @property
-    def timestamp(self) -> datetime:
-        """When the final response started."""
-        return self._result.timestamp
-
-    @property
-    def run_id(self) -> str:
-        """The run's id."""
-        return self._result.run_id
-
-    @property
-    def conversation_id(self) -> str:
-        """The id of the conversation the run belongs to."""
-        return self._result.conversation_id
-
-    @property
-    def metadata(self) -> dict[str, Any] | None:
-        """The run's metadata, if any."""
-        return self._result.metadata
-
-
-class AgentEventStream(Generic[OutputDataT]):
-    """The events of a run (from `Agent.run_stream_events`), ending with an `AgentRunResultEvent`.
-
-    Enter it to bound the run's lifetime (`async with agent.run_stream_events(...) as events: async for event in
-    events`), or iterate it directly (`async for event in agent.run_stream_events(...)`); `anext()` and `aclose()`
-    work too. Leaving early, or `aclose()`, cancels the run and waits for its cleanup.
-    """
-
-    def __init__(self, open_stream: Callable[[], AbstractAsyncContextManager[AsyncIterator[Any]]]) -> None:
-        self._open_stream = open_stream
-        self._context: AbstractAsyncContextManager[AsyncIterator[Any]] | None = None
-        self._events: AsyncIterator[Any] | None = None
-        self._managed = False
-        self._closed = False
-
-    async def __aenter__(self) -> AgentEventStream[OutputDataT]:
-        self._managed = True
-        await self._open()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool | None:
-        context, self._context, self._closed = self._context, None, True
-        if context is None:
-            return None
-        return await context.__aexit__(exc_type, exc, tb)
-
-    async def _open(self) -> AsyncIterator[Any]:
-        if self._events is None:
-            self._context = self._open_stream()
-            self._events = await self._context.__aenter__()
-        return self._events
-
-    def __aiter__(self) -> AsyncIterator[Any]:
-        if self._managed:
-            return self
-        return self._iterate()
-
-    async def __anext__(self) -> Any:
-        if self._closed:
-            raise StopAsyncIteration
-        events = await self._open()
-        try:
-            return await anext(events)
-        except StopAsyncIteration:
-            await self.aclose()
-            raise
-
-    async def aclose(self) -> None:
-        """End the stream: the run is cancelled if it is still going, and its cleanup awaited."""
-        if not self._closed:
-            await self.__aexit__(None, None, None)
-
-    async def _iterate(self) -> AsyncIterator[Any]:
-        # A generator, so that `break` out of a plain `async for` closes the stream (and so ends the run).
-        try:
-            while True:
-                try:
-                    event = await self.__anext__()
-                except StopAsyncIteration:
-                    return
-                yield event
-        finally:
-            await self.aclose()
-
-
 _RESET: Any = object()
 """Marks the start of a new response in `_updates`: text from the previous one was not the final output."""
 
@@ -522,9 +464,29 @@ def _is_final_part(part: Any, tool_name: str | None) -> bool:
     return isinstance(part, ToolCallPart) and part.tool_name == tool_name
 
 
+async def _text_output(schema: OutputSchema, text: str, ctx: RunContext[Any] | None, *, partial: bool) -> Any:
+    """The output response text carries: the text, a `TextOutput` function's result, or (native/prompted) its JSON."""
+    if ctx is None:
+        # A stream with no run behind it (built by hand): only what needs no function.
+        value = schema.validate_partial_text(text)
+        if value is None:
+            raise UnexpectedModelBehavior('Invalid response, unable to process text output')
+        return value
+    if not partial:
+        return await schema.process_text(text, ctx)
+    if (processor := schema.text_processor) is not None:
+        validated = processor.validate(strip_markdown_fences(text), allow_partial=True, context=ctx.validation_context)
+        return await processor.call(validated, ctx)
+    if schema.text_function is not None:
+        return await schema.text_function.call(text, ctx)
+    return text
+
+
 def _has_content(part: Any) -> bool:
     return bool(getattr(part, 'content', None) or getattr(part, 'args', None))
 
 
-# At the end: `AgentStream` builds on `StreamedRunResult`, defined above.
+# At the end: `AgentStream` and `StreamedRunResultSync` build on `StreamedRunResult`, defined above.
+from ._agent_event_stream import AgentEventStream  # noqa: E402
 from ._agent_stream import AgentStream  # noqa: E402
+from ._streamed_run_sync import StreamedRunResultSync  # noqa: E402

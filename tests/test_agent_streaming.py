@@ -163,7 +163,7 @@ async def test_stream_text_refuses_structured_output():
     agent = Agent(streamed(tool_call('final_result', '{"name": "Oslo"}')), output_type=CityInfo)
 
     async with agent.run_stream('City') as result:
-        with pytest.raises(UserError, match='stream_output'):
+        with pytest.raises(UserError, match=r'stream_text\(\) can only be used with text responses'):
             async for _ in result.stream_text():
                 pass
         assert await result.get_output() == {'name': 'Oslo'}
