@@ -336,6 +336,10 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         request = self.request
         deps.usage_limits.check_before_request(state.usage)
         state.run_step += 1
+        # Tools and instructions are prepared with the request already in the history (`ctx.messages`), as the
+        # model will see it; it is replaced below by its final form, with instructions and timestamp.
+        position = len(state.message_history)
+        state.message_history.append(request)
         ctx = deps.run_context(state)
         deps.toolset = await deps.toolset.for_run_step(ctx)
         manager = await ToolManager[DepsT].for_step(ctx, deps.toolset, deps.capability, deps.ports)
@@ -350,7 +354,7 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         if resumed:
             deps.resumed_request = request
         _stamp(request, state)
-        state.message_history.append(request)
+        state.message_history[position] = request
         # `'asap'` messages follow the request as messages of their own; the model gets them merged with it.
         state.message_history.extend(drain_pending(deps, state, at_end=False))
 

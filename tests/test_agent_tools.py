@@ -14,12 +14,14 @@ from agent.messages import (
     ModelRequest,
     ModelResponse,
     RetryPromptPart,
+    TextPart,
     ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
 from agent.models.function import AgentInfo, FunctionModel
 from agent.models.test import TestModel
+from agent.tools import ToolDefinition
 
 from ._agent_helpers import call, calls, parts_of, scripted, text
 
@@ -314,3 +316,48 @@ async def test_tool_requiring_approval_without_deferred_output_type_is_a_user_er
 
     with pytest.raises(UserError, match='DeferredToolRequests'):
         await agent.run('go')
+
+
+def test_prepare_and_instructions_see_the_request_about_to_be_sent_in_the_messages():
+    seen: list[tuple[str, list[str]]] = []
+
+    def kinds(ctx: RunContext[None]) -> list[str]:
+        return [message.kind for message in ctx.messages]
+
+    async def prepare(ctx: RunContext[None], tool_def: ToolDefinition) -> ToolDefinition | None:
+        seen.append(('prepare', kinds(ctx)))
+        return tool_def if len(ctx.messages) < 3 else None
+
+    agent = Agent(FunctionModel(lambda messages, info: _call_until_hidden(info)))
+
+    @agent.instructions
+    def instructions(ctx: RunContext[None]) -> str:
+        seen.append(('instructions', kinds(ctx)))
+        return 'Be brief.'
+
+    @agent.tool(prepare=prepare)
+    def ping(ctx: RunContext[None]) -> str:
+        return 'pong'
+
+    result = agent.run_sync('go')
+
+    assert result.output == 'done'
+    assert seen == [
+        ('prepare', ['request']),
+        ('instructions', ['request']),
+        ('prepare', ['request', 'response', 'request']),
+        ('instructions', ['request', 'response', 'request']),
+    ]
+    # What was in the history while preparing is the request as sent, with its instructions.
+    assert [getattr(message, 'instructions', None) for message in result.all_messages()] == [
+        'Be brief.',
+        None,
+        'Be brief.',
+        None,
+    ]
+
+
+def _call_until_hidden(info: AgentInfo) -> ModelResponse:
+    if info.function_tools:
+        return ModelResponse(parts=[ToolCallPart('ping', {})])
+    return ModelResponse(parts=[TextPart('done')])
