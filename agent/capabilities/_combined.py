@@ -362,14 +362,18 @@ class CombinedCapability(CombinedOutputHooks[AgentDepsT]):
     # Tool visibility and event streams.
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
-        for cap, cap_ctx in self._live(ctx):
-            tool_defs = await cap.prepare_tools(cap_ctx, tool_defs)
-        if 'prepare_output_tools' not in self.hook_names():
-            return tool_defs
-        # The engine prepares every kind of tool in one call; the output tools then also pass through the
-        # parts' `prepare_output_tools`, and keep their place after the other tools.
+        """The parts' `prepare_tools` over the function tools, and their `prepare_output_tools` over the output tools.
+
+        The engine prepares every kind of tool in one call; each hook gets only its own kind, and the output tools
+        keep their place after the others.
+        """
+        function_defs = [td for td in tool_defs if td.kind != 'output']
         output_defs = [td for td in tool_defs if td.kind == 'output']
-        return [*(td for td in tool_defs if td.kind != 'output'), *await self.prepare_output_tools(ctx, output_defs)]
+        for cap, cap_ctx in self._live(ctx):
+            function_defs = await cap.prepare_tools(cap_ctx, function_defs)
+        if output_defs and 'prepare_output_tools' in self.hook_names():
+            output_defs = await self.prepare_output_tools(ctx, output_defs)
+        return [*function_defs, *output_defs]
 
     async def prepare_output_tools(
         self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]

@@ -9,6 +9,7 @@ from agent._threads import call_maybe_async
 from agent._tool import AgentDepsT, ToolsPrepareFunc
 from agent._tool_def import ToolDefinition
 from agent._warnings import warn_prepare_returned_none
+from agent.exceptions import UserError
 
 from ._abstract import AbstractCapability
 
@@ -36,11 +37,7 @@ class PrepareTools(AbstractCapability[AgentDepsT]):
         return None
 
     async def prepare_tools(self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
-        prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
-        if prepared is None:
-            warn_prepare_returned_none(self.prepare_func)
-            return []
-        return prepared
+        return await _prepared(self.prepare_func, ctx, tool_defs)
 
 
 @dataclass
@@ -69,8 +66,25 @@ class PrepareOutputTools(AbstractCapability[AgentDepsT]):
     async def prepare_output_tools(
         self, ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
     ) -> list[ToolDefinition]:
-        prepared: list[ToolDefinition] | None = await call_maybe_async(self.prepare_func, ctx, tool_defs)
-        if prepared is None:
-            warn_prepare_returned_none(self.prepare_func)
-            return []
-        return list(prepared)
+        return await _prepared(self.prepare_func, ctx, tool_defs)
+
+
+async def _prepared(
+    func: ToolsPrepareFunc[AgentDepsT], ctx: RunContext[AgentDepsT], tool_defs: list[ToolDefinition]
+) -> list[ToolDefinition]:
+    """What `func` makes of `tool_defs`: it may drop and change definitions, not add or rename any.
+
+    Raises:
+        UserError: `func` returned a definition whose name is not among those it was given.
+    """
+    prepared: list[ToolDefinition] | None = await call_maybe_async(func, ctx, tool_defs)
+    if prepared is None:
+        warn_prepare_returned_none(func)
+        return []
+    names = {tool_def.name for tool_def in tool_defs}
+    if unknown := [tool_def.name for tool_def in prepared if tool_def.name not in names]:
+        raise UserError(
+            'Prepare function cannot add or rename tools. Use `FunctionToolset.add_function()` or `RenamedToolset` '
+            f'instead. (It returned {", ".join(map(repr, unknown))}, which it was not given.)'
+        )
+    return list(prepared)
