@@ -302,7 +302,13 @@ class Agent(
                 model_settings = {**resolved.model_settings, **(model_settings or {})}  # type: ignore[typeddict-item]
             if resolved.metadata:
                 metadata = merge_metadata(resolved.metadata, metadata)
-        # `override()` wins over what the call passes (see `_override`).
+        # `override()` wins over what the call passes (see `_override`), but does not hide an agent that could not
+        # run without it: such a run fails as it would outside the override.
+        if model is None and self._model is None and self._is_overridden('model'):
+            raise UserError(
+                '`model` must either be set on the agent or included when calling it. '
+                '(Even when `override(model=...)` is customizing the model that will actually be called)'
+            )
         model = self._overridden('model', model)
         deps = self._overridden('deps', deps)
         if self._is_overridden('toolsets'):

@@ -228,3 +228,11 @@ def test_function_model_responses_are_named_after_both_functions():
     assert isinstance(response, ModelResponse)
     assert response.model_name == 'function:answer:'
     assert response.usage == RequestUsage(input_tokens=52, output_tokens=2)
+
+
+def test_overriding_the_model_of_an_agent_without_one_still_fails_the_run():
+    agent = Agent()
+
+    with agent.override(model='test'), pytest.raises(UserError, match=r'^`model` must either be set on the agent'):
+        agent.run_sync('hi')
+    assert Agent('test').run_sync('hi').output == 'success (no tool calls)'
