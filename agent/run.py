@@ -57,10 +57,11 @@ class AgentRunResult(Generic[OutputT]):
     output: OutputT
     """The run's output."""
     _: KW_ONLY
-    _output_tool_name: str | None = field(default=None, repr=False)
-    _state: GraphAgentState = field(default_factory=GraphAgentState, repr=False)
-    _new_message_index: int = field(default=0, repr=False)
-    _metadata: dict[str, Any] | None = field(default=None, repr=False)
+    # Two results are equal when their outputs are (as in Pydantic AI): the run state behind them is not compared.
+    _output_tool_name: str | None = field(default=None, repr=False, compare=False)
+    _state: GraphAgentState = field(default_factory=GraphAgentState, repr=False, compare=False)
+    _new_message_index: int = field(default=0, repr=False, compare=False)
+    _metadata: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def metadata(self) -> dict[str, Any] | None:

@@ -145,3 +145,15 @@ async def test_a_completed_streamed_response_has_no_events_and_cancels_quietly()
     assert [event async for event in stream] == []
     assert stream.cancelled
     assert stream.get() is response
+
+
+async def test_the_last_event_of_run_stream_events_equals_a_result_event_built_from_the_output_alone():
+    from agent import AgentRunResult, AgentRunResultEvent
+
+    agent = Agent(TestModel(custom_output_text='done'))
+
+    events = [event async for event in agent.run_stream_events('Go')]
+
+    # Results compare by output: the run state behind them (messages, ids) is not part of equality.
+    assert events[-1] == AgentRunResultEvent(AgentRunResult(output='done'))
+    assert events[-1] != AgentRunResultEvent(AgentRunResult(output='other'))
