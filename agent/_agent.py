@@ -505,8 +505,10 @@ class Agent(
         return infer_model(chosen)
 
     def __repr__(self) -> str:
-        model = self._model.label if isinstance(self._model, Model) else self._model
-        return f'Agent(model={model!r}, name={self.name!r})'
+        return (
+            f'{type(self).__name__}(model={self.model!r}, name={self.name!r}, end_strategy={self.end_strategy!r}, '
+            f'model_settings={self.model_settings!r}, output_type={self.output_type!r})'
+        )
 
 
 def _run_output_retries(retries: int | AgentRetries | dict[str, int] | None) -> int | None:

@@ -205,3 +205,14 @@ async def test_run_stream_events_can_be_iterated_directly_or_entered_first():
         assert isinstance(stream[-1], AgentRunResultEvent)
         assert stream[-1].result.output == 'ok'
     assert [type(e).__name__ for e in direct] == [type(e).__name__ for e in entered]
+
+
+def test_an_agents_repr_shows_its_model_name_end_strategy_settings_and_output_type():
+    assert repr(Agent()) == (
+        "Agent(model=None, name=None, end_strategy='early', model_settings=None, output_type=<class 'str'>)"
+    )
+    agent = Agent(name='helper', output_type=int, model_settings={'temperature': 0}, end_strategy='exhaustive')
+    assert repr(agent) == (
+        "Agent(model=None, name='helper', end_strategy='exhaustive', model_settings={'temperature': 0}, "
+        "output_type=<class 'int'>)"
+    )
