@@ -132,14 +132,27 @@ async def run_with_model_request_hooks(
     `prepared` turns what `before_model_request` left into what `wrap_model_request` and the model get (the run
     adopts the processed history there and merges adjacent requests; see `agent._processed_history`).
     """
+    answered: list[ModelResponse] = []
+
+    async def answer(request_context: ModelRequestContext) -> ModelResponse:
+        response = await request(request_context)
+        answered.append(response)
+        return response
+
     try:
         request_context = await cap.before_model_request(ctx, request_context)
         if prepared is not None:
             request_context = prepared(request_context)
         try:
-            response = await cap.wrap_model_request(ctx, request_context=request_context, handler=request)
-        except (SkipModelRequest, ModelRetry):
-            raise  # ModelRetry asks the model again (the graph sends a retry prompt): it is not a failed request
+            response = await cap.wrap_model_request(ctx, request_context=request_context, handler=answer)
+        except ModelRetry as retry:
+            # ModelRetry asks the model again (the graph sends a retry prompt): it is not a failed request. When
+            # the model did answer first, that answer stays in the history, before the retry.
+            if answered and not isinstance(retry, RejectedResponse):
+                raise RejectedResponse(retry.message, answered[-1]) from retry
+            raise
+        except SkipModelRequest:
+            raise
         except Exception as error:
             response = await cap.on_model_request_error(ctx, request_context=request_context, error=error)
     except SkipModelRequest as skip:
@@ -196,8 +209,8 @@ async def run_with_tool_execute_hooks(
         args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
         try:
             result = await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
-        except (SkipToolExecution, ApprovalRequired, CallDeferred, ToolRetryError):
-            raise
+        except (SkipToolExecution, ApprovalRequired, CallDeferred, ToolRetryError, ModelRetry):
+            raise  # control flow (a retry asks the model again), not a failed execution
         except Exception as error:
             result = await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
     except SkipToolExecution as skip:
