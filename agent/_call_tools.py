@@ -358,6 +358,12 @@ def _record_return(call: ToolCallPart, value: Any, step: _StepResults) -> None:
         step.parts[call.tool_call_id] = _return_part(call, returned.return_value, metadata=returned.metadata)
         if value.content:
             step.extra.append(UserPromptPart(value.content))
+    elif isinstance(value, list) and any(isinstance(item, ToolReturn) for item in cast('list[Any]', value)):
+        # Each `ToolReturn` answers one call, so a list holding them has no single result to send.
+        raise UserError(
+            f'The return value of tool {call.tool_name!r} contains invalid nested `ToolReturn` objects. '
+            '`ToolReturn` should be used directly.'
+        )
     else:
         step.parts[call.tool_call_id] = _return_part(call, value)
 

@@ -361,3 +361,21 @@ def _call_until_hidden(info: AgentInfo) -> ModelResponse:
     if info.function_tools:
         return ModelResponse(parts=[ToolCallPart('ping', {})])
     return ModelResponse(parts=[TextPart('done')])
+
+
+def test_a_list_holding_tool_returns_is_refused_since_each_answers_one_call():
+    from agent import UserError
+
+    def call_report(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart('report', {})])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(call_report))
+
+    @agent.tool_plain
+    def report() -> list[object]:
+        return [ToolReturn('first'), 'second']
+
+    with pytest.raises(UserError, match=r"^The return value of tool 'report' contains invalid nested `ToolReturn`"):
+        agent.run_sync('go')
