@@ -62,6 +62,9 @@ async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterable[Ag
         if previous is not None:
             await previous(event)
         queue.put_nowait(event)
+        # The node goes past an event only once the reader asks for the next one (see `events`), so what the
+        # stream shows between two events (its response, the run's usage) is where the reader is.
+        await queue.join()
 
     async def run() -> Any:
         try:
@@ -71,7 +74,10 @@ async def stream_node(node: Any, ctx: object) -> AsyncGenerator[AsyncIterable[Ag
 
     async def events() -> AsyncIterator[AgentStreamEvent]:
         while (event := await queue.get()) is not _DONE:
-            yield event
+            try:
+                yield event
+            finally:
+                queue.task_done()
 
     deps.event_sink = sink
     watcher = LiveResponse()

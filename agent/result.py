@@ -332,7 +332,14 @@ class StreamedRunResult(Generic[OutputDataT]):
         stream = self._live_stream()
         if stream is not None:
             await stream.cancel()
-        self._interrupted = replace(self.response, state='interrupted')
+        ctx = self._run_context()
+        # Kept in the run's messages, so it carries the run's ids like every message the run records.
+        self._interrupted = replace(
+            self.response,
+            state='interrupted',
+            run_id=ctx.run_id if ctx is not None else None,
+            conversation_id=ctx.conversation_id if ctx is not None else None,
+        )
         aclose = getattr(self._events, 'aclose', None)
         if aclose is not None:
             # Closing the event stream ends the run (the caller's block cancels its task).

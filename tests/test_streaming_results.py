@@ -157,3 +157,31 @@ async def test_the_last_event_of_run_stream_events_equals_a_result_event_built_f
     # Results compare by output: the run state behind them (messages, ids) is not part of equality.
     assert events[-1] == AgentRunResultEvent(AgentRunResult(output='done'))
     assert events[-1] != AgentRunResultEvent(AgentRunResult(output='other'))
+
+
+async def test_the_interrupted_response_of_a_cancelled_run_stream_carries_the_runs_ids():
+    agent = Agent(TestModel(custom_output_text='a long answer'))
+
+    async with agent.run_stream('Go') as result:
+        async for _ in result.stream_text(delta=True, debounce_by=None):
+            break
+        await result.cancel()
+
+    last = result.all_messages()[-1]
+    assert isinstance(last, ModelResponse)
+    assert (last.state, last.run_id, last.conversation_id) == ('interrupted', result.run_id, result.conversation_id)
+
+
+async def test_a_node_stream_left_after_its_first_event_shows_its_response_still_incomplete():
+    agent = Agent(TestModel(custom_output_text='one two three'))
+
+    async with agent.iter('Go') as run:
+        async for node in run:
+            if isinstance(node, ModelRequestNode):
+                async with node.stream(run.ctx) as stream:
+                    assert isinstance(stream, AgentStream)
+                    async for _ in stream:
+                        break
+                    # The node waits for its reader: the model has not streamed past the first event.
+                    assert stream.response.state == 'incomplete'
+                    assert stream.response.parts == [TextPart('')]
