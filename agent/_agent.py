@@ -22,6 +22,7 @@ from ._agent_streams import event_stream, streamed_run
 from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
+from ._deprecated_kwargs import toolsets_from_deprecated_kwargs
 from ._instructions import SystemPromptRunner, flatten_instructions
 from ._instrumentation import InstrumentationSettings
 from ._output_json_schema import output_json_schema
@@ -126,7 +127,9 @@ class Agent(
         instrument: InstrumentationSettings | bool | None = None,
         history_processors: Sequence[Callable[..., Any]] | None = None,
         max_concurrency: AnyConcurrencyLimit = None,
+        **deprecated_kwargs: Any,
     ) -> None:
+        toolsets = [*(toolsets or []), *toolsets_from_deprecated_kwargs(deprecated_kwargs)]
         self._override_var = ContextVar('agent_override', default=None)
         if model is None or defer_model_check or isinstance(model, Model):
             self._model: Model | str | None = model
@@ -380,7 +383,7 @@ class Agent(
         """
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
-        return AgentEventStream(lambda: event_stream(self, user_prompt, [], **kwargs))
+        return AgentEventStream._of_run(lambda: event_stream(self, user_prompt, [], **kwargs))  # pyright: ignore[reportPrivateUsage]
 
     @asynccontextmanager
     async def run_stream(

@@ -216,3 +216,15 @@ def test_an_agents_repr_shows_its_model_name_end_strategy_settings_and_output_ty
         "Agent(model=None, name='helper', end_strategy='exhaustive', model_settings={'temperature': 0}, "
         "output_type=<class 'int'>)"
     )
+
+
+def test_unknown_constructor_arguments_are_named_and_mcp_servers_still_means_toolsets():
+    from agent.toolsets import FunctionToolset
+
+    with pytest.raises(UserError, match=r'^Unknown keyword arguments: `usage_limits`, `colour`$'):
+        Agent('test', usage_limits=None, colour='red')
+
+    server = FunctionToolset[None]()
+    with pytest.warns(DeprecationWarning, match='`mcp_servers` is deprecated, use `toolsets` instead'):
+        agent = Agent('test', mcp_servers=[server])
+    assert agent.toolsets[1:] == [server]
