@@ -125,6 +125,9 @@ class ImageGeneration(BuiltinOrLocalTool[AgentDepsT]):
         builtin: bool = True,
         native: bool | None = None,
         local: bool | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
     ) -> ImageGeneration[Any]:
         """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
@@ -140,5 +143,8 @@ class ImageGeneration(BuiltinOrLocalTool[AgentDepsT]):
             aspect_ratio=aspect_ratio,
             builtin=builtin,
             native=native,
+            id=id,
+            description=description,
+            defer_loading=defer_loading,
             local=local,
         )

@@ -34,6 +34,13 @@ class IncludeToolReturnSchemas(AbstractCapability[AgentDepsT]):
         return prepared
 
     @classmethod
-    def from_spec(cls, tools: Literal['all'] | list[str] | dict[str, Any] = 'all') -> IncludeToolReturnSchemas[Any]:
-        """Build from a spec entry (a tool selector written as data)."""
-        return cls(tools=tools)
+    def from_spec(
+        cls,
+        tools: Literal['all'] | list[str] | dict[str, Any] = 'all',
+        *,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
+    ) -> IncludeToolReturnSchemas[Any]:
+        """Build from a spec entry (a tool selector written as data, and the capability's id fields)."""
+        return cls(tools=tools, id=id, description=description, defer_loading=defer_loading)

@@ -106,6 +106,7 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
         builtin: bool = True,
         native: bool | None = None,
         local: bool | str | None = None,
+        defer_loading: bool = False,
     ) -> MCP[Any]:
         """Build from a spec entry (the fields, with `builtin` (or `native`) as a boolean and `local` as a boolean
         or the URL to connect to directly)."""
@@ -119,4 +120,5 @@ class MCP(BuiltinOrLocalTool[AgentDepsT]):
             builtin=builtin,
             native=native,
             local=local,
+            defer_loading=defer_loading,
         )

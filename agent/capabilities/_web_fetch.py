@@ -112,6 +112,9 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
         builtin: bool = True,
         native: bool | None = None,
         local: bool | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
     ) -> WebFetch[Any]:
         """Build from a spec entry (the fields, with `builtin` (or `native`) and `local` as booleans)."""
         return cls(
@@ -126,5 +129,8 @@ class WebFetch(BuiltinOrLocalTool[AgentDepsT]):
             max_redirects=max_redirects,
             builtin=builtin,
             native=native,
+            id=id,
+            description=description,
+            defer_loading=defer_loading,
             local=local,
         )

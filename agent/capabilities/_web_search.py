@@ -132,6 +132,9 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
         builtin: bool = True,
         native: bool | None = None,
         local: bool | WebSearchLocalStrategy | None = None,
+        id: str | None = None,
+        description: str | None = None,
+        defer_loading: bool = False,
     ) -> WebSearch[Any]:
         """Build from a spec entry (the fields, with `builtin` (or `native`) as a boolean and `local` as a boolean
         or a strategy's name)."""
@@ -144,5 +147,8 @@ class WebSearch(BuiltinOrLocalTool[AgentDepsT]):
             max_results=max_results,
             builtin=builtin,
             native=native,
+            id=id,
+            description=description,
+            defer_loading=defer_loading,
             local=local,
         )

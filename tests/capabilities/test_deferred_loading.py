@@ -241,3 +241,16 @@ async def test_a_run_names_anonymous_capabilities_after_their_class_and_a_wrappe
     assert list(registered) == ['plain_cap', 'plain_cap_2', 'plain_cap_3', 'refunds']
     assert registered['refunds'] is prefixed
     assert (prefixed.id, prefixed.defer_loading, prefixed.get_description()) == ('refunds', True, 'Refund tools.')
+
+
+@pytest.mark.parametrize('name', ['WebSearch', 'WebFetch', 'ImageGeneration', 'IncludeToolReturnSchemas', 'Thinking'])
+def test_a_spec_entry_can_make_a_capability_deferred(name: str) -> None:
+    agent = Agent.from_spec(
+        {
+            'model': 'test',
+            'capabilities': [{name: {'id': 'later', 'description': 'Use when needed.', 'defer_loading': True}}],
+        }
+    )
+
+    [capability] = [cap for cap in agent.capabilities if type(cap).__name__ == name]
+    assert (capability.id, capability.description, capability.defer_loading) == ('later', 'Use when needed.', True)
