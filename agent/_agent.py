@@ -374,12 +374,13 @@ class Agent(
         """Run the agent and stream its events, ending with an `AgentRunResultEvent`.
 
         ```python
-        async for event in agent.run_stream_events('Hello'):
-            ...
+        async with agent.run_stream_events('Hello') as events:
+            async for event in events:
+                ...
         ```
 
-        `async with agent.run_stream_events('Hello') as events: async for event in events: ...` works too.
-        Accepts the same keyword arguments as `iter`.
+        Iterating it without `async with` still works but is deprecated. Accepts the same keyword arguments as
+        `iter`.
         """
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())

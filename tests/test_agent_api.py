@@ -197,7 +197,8 @@ def test_a_run_spec_supplies_the_model_when_none_is_given():
 async def test_run_stream_events_can_be_iterated_directly_or_entered_first():
     agent = Agent(TestModel(custom_output_text='ok'))
 
-    direct = [event async for event in agent.run_stream_events('hi')]
+    with pytest.warns(DeprecationWarning, match='Iterating `AgentEventStream` directly'):
+        direct = [event async for event in agent.run_stream_events('hi')]
     async with agent.run_stream_events('hi') as events:
         entered = [event async for event in events]
 

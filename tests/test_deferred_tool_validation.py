@@ -64,7 +64,8 @@ async def test_approval_call_event_is_sent_once_with_valid_arguments():
     def delete(path: str) -> str:
         return f'deleted {path}'  # pragma: no cover
 
-    events = [e async for e in agent.run_stream_events('clean up')]
+    async with agent.run_stream_events('clean up') as stream:
+        events = [e async for e in stream]
 
     [announced] = [e for e in events if isinstance(e, FunctionToolCallEvent)]
     assert isinstance(announced.part, ToolCallPart)

@@ -152,7 +152,8 @@ async def test_the_last_event_of_run_stream_events_equals_a_result_event_built_f
 
     agent = Agent(TestModel(custom_output_text='done'))
 
-    events = [event async for event in agent.run_stream_events('Go')]
+    async with agent.run_stream_events('Go') as stream:
+        events = [event async for event in stream]
 
     # Results compare by output: the run state behind them (messages, ids) is not part of equality.
     assert events[-1] == AgentRunResultEvent(AgentRunResult(output='done'))
@@ -185,3 +186,23 @@ async def test_a_node_stream_left_after_its_first_event_shows_its_response_still
                     # The node waits for its reader: the model has not streamed past the first event.
                     assert stream.response.state == 'incomplete'
                     assert stream.response.parts == [TextPart('')]
+
+
+async def test_an_event_stream_built_around_a_generator_closes_it_when_entered_and_left_early():
+    from agent import AgentEventStream, PartStartEvent
+
+    closed: list[bool] = []
+
+    async def events() -> AsyncIterator[PartStartEvent]:
+        try:
+            yield PartStartEvent(index=0, part=TextPart('hi'))
+            yield PartStartEvent(index=1, part=TextPart('never read'))
+        finally:
+            closed.append(True)
+
+    async with AgentEventStream[str](events()) as stream:
+        async for event in stream:
+            assert event == PartStartEvent(index=0, part=TextPart('hi'))
+            break
+
+    assert closed == [True]

@@ -36,7 +36,8 @@ async def test_wrapper_runs_through_the_wrapped_agent_in_every_style() -> None:
     assert agent_run.result.output == 'hello'
     async with wrapper.run_stream('hi') as streamed:
         assert await streamed.get_output() == 'hello'
-    events = [event async for event in wrapper.run_stream_events('hi')]
+    async with wrapper.run_stream_events('hi') as stream:
+        events = [event async for event in stream]
     assert isinstance(events[-1], AgentRunResultEvent)
     assert events[-1].result.output == 'hello'
     async with wrapper:

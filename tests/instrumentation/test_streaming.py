@@ -51,8 +51,9 @@ def test_run_stream_events_produces_the_run_model_and_tool_spans(telemetry: Tele
     agent = _agent(telemetry)
 
     async def main() -> None:
-        async for _ in agent.run_stream_events('go'):
-            pass
+        async with agent.run_stream_events('go') as events:
+            async for _ in events:
+                pass
 
     asyncio.run(main())
 
