@@ -23,7 +23,11 @@ from contextlib import contextmanager
 from agent._model_request_context import ModelRequestContext
 from agent._parts_manager import ModelResponsePartsManager
 
-from ._http_client import DEFAULT_HTTP_TIMEOUT, cached_async_http_client, create_async_http_client
+from ._http_client import (
+    DEFAULT_HTTP_TIMEOUT,
+    cached_async_http_client,  # pyright: ignore[reportDeprecated]  # still exported
+    create_async_http_client,
+)
 from ._infer import KnownModelName, infer_model, register_model_provider
 from ._model import Model
 from ._request_parameters import (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx2
+from typing_extensions import deprecated
 
 __all__ = ('DEFAULT_HTTP_TIMEOUT', 'cached_async_http_client', 'create_async_http_client')
 
@@ -19,10 +20,12 @@ def create_async_http_client(*, timeout: int = DEFAULT_HTTP_TIMEOUT, connect: in
     return httpx2.AsyncClient(timeout=httpx2.Timeout(timeout, connect=connect))
 
 
+@deprecated('`cached_async_http_client` is deprecated, use `create_async_http_client` instead.')
 def cached_async_http_client(
     *, provider: str | None = None, timeout: int = DEFAULT_HTTP_TIMEOUT, connect: int = 5
 ) -> httpx2.AsyncClient:
-    """A new client, as `create_async_http_client` makes; kept for programs written for older releases.
+    """A new client, as `create_async_http_client` makes; kept (with a `DeprecationWarning`) for programs written
+    for older releases.
 
     `provider` is accepted and unused: clients are no longer shared between providers.
     """
