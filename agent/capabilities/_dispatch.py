@@ -204,13 +204,30 @@ async def run_with_tool_execute_hooks(
     args: ValidatedToolArgs,
     execute: Callable[[ValidatedToolArgs], Awaitable[Any]],
 ) -> Any:
-    """Execute one tool call with the tool execution hooks around it."""
+    """Execute one tool call with the tool execution hooks around it.
+
+    A `ModelRetry` the tool raised reaches `on_tool_execute_error` (as the seeds' error-hook example expects); one
+    a `wrap_tool_execute` hook raises itself asks the model again without going through the error hooks.
+    """
+    from_tool: list[ModelRetry] = []
+
+    async def run_tool(validated: ValidatedToolArgs) -> Any:
+        try:
+            return await execute(validated)
+        except ModelRetry as retry:
+            from_tool.append(retry)
+            raise
+
     try:
         args = await cap.before_tool_execute(ctx, call=call, tool_def=tool_def, args=args)
         try:
-            result = await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=execute)
-        except (SkipToolExecution, ApprovalRequired, CallDeferred, ToolRetryError, ModelRetry):
-            raise  # control flow (a retry asks the model again), not a failed execution
+            result = await cap.wrap_tool_execute(ctx, call=call, tool_def=tool_def, args=args, handler=run_tool)
+        except (SkipToolExecution, ApprovalRequired, CallDeferred, ToolRetryError):
+            raise
+        except ModelRetry as retry:
+            if retry not in from_tool:
+                raise  # the hook's own retry: control flow, not a failed execution
+            result = await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=retry)
         except Exception as error:
             result = await cap.on_tool_execute_error(ctx, call=call, tool_def=tool_def, args=args, error=error)
     except SkipToolExecution as skip:

@@ -158,7 +158,7 @@ async def test_model_retry_reaches_tool_error_hooks_and_can_be_recovered_from() 
     ]
 
 
-async def test_model_retry_from_a_tool_reaches_the_caller_without_the_execute_error_hooks() -> None:
+async def test_model_retry_reraised_by_tool_execute_error_hooks_reaches_the_caller() -> None:
     trio = Trio()
 
     async def execute(args: ValidatedToolArgs) -> Any:
@@ -169,8 +169,7 @@ async def test_model_retry_from_a_tool_reaches_the_caller_without_the_execute_er
             trio.combined, make_ctx(), call=CALL, tool_def=TOOL_DEF, args={}, execute=execute
         )
 
-    # A retry asks the model again: it is not a failed execution for the error hooks to handle.
-    assert not any(entry.startswith('on_tool_execute_error') for entry in trio.log)
+    assert 'on_tool_execute_error cap1 ModelRetry(try again)' in trio.log
 
 
 @pytest.mark.parametrize('signal', [ApprovalRequired(), CallDeferred()])
