@@ -343,6 +343,8 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         ctx = deps.run_context(state)
         deps.toolset = await deps.toolset.for_run_step(ctx)
         manager = await ToolManager[DepsT].for_step(ctx, deps.toolset, deps.capability, deps.ports)
+        # `prepare_tools` hooks already see this step's tools (`ctx.tools`, `ctx.available_tool_names`).
+        ctx.tool_manager = manager
         tool_defs = await _visible_tool_defs(ctx, deps, manager)
         ctx.tool_definitions = {td.name: td for td in tool_defs}
         ctx.tool_manager = manager

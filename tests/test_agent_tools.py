@@ -379,3 +379,21 @@ def test_a_list_holding_tool_returns_is_refused_since_each_answers_one_call():
 
     with pytest.raises(UserError, match=r"^The return value of tool 'report' contains invalid nested `ToolReturn`"):
         agent.run_sync('go')
+
+
+def test_prepare_tools_hooks_see_the_steps_tools_in_the_run_context():
+    from agent.capabilities import PrepareTools
+
+    seen: list[set[str]] = []
+
+    def note(ctx: RunContext[None], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+        seen.append(ctx.available_tool_names)
+        return tool_defs
+
+    def ping() -> str:
+        return 'pong'
+
+    agent = Agent(TestModel(), tools=[ping], capabilities=[PrepareTools(note)])
+    agent.run_sync('go')
+
+    assert seen == [{'ping'}, {'ping'}]
