@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from copy import deepcopy
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic
@@ -197,6 +198,11 @@ class StreamedRunResult(Generic[OutputDataT]):
         """
         if not self._schema.allows_text:
             raise UserError('stream_text() can only be used with text responses')
+        if self._result is not None:
+            # Streamed before: the run's (validated) text, once.
+            if isinstance(self._result.output, str):
+                yield self._result.output
+            return
         text = ''
         async for group in group_by_time(self._text_pieces(), debounce_by):
             pieces = ''.join(group)
@@ -249,7 +255,8 @@ class StreamedRunResult(Generic[OutputDataT]):
             # The final part is complete: what follows (the run validating it, or a later response) is read next.
             updates = self._updates(until_final_part_ends=True)
         if self._result is not None:
-            yield self._result.output
+            # A copy: the caller may change what it gets without changing the run's output.
+            yield deepcopy(self._result.output)
 
     def _is_final(self, part: Any) -> bool:
         return _is_final_part(part, self._final_tool)
@@ -319,7 +326,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         async for _ in self._updates():
             pass
         assert self._result is not None, 'the run ended without a result'
-        return self._result.output
+        return deepcopy(self._result.output)
 
     async def cancel(self) -> None:
         """Stop the run while its final response streams; that response is kept as `state='interrupted'`.

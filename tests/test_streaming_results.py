@@ -206,3 +206,19 @@ async def test_an_event_stream_built_around_a_generator_closes_it_when_entered_a
             break
 
     assert closed == [True]
+
+
+async def test_a_finished_run_streams_its_text_once_more_and_hands_out_copies_of_its_output():
+    agent = Agent(TestModel(custom_output_args={'city': 'Oslo'}), output_type=dict[str, str])
+    text_agent = Agent(TestModel(custom_output_text='all done'))
+
+    async with text_agent.run_stream('Go') as result:
+        assert [t async for t in result.stream_text(debounce_by=None)][-1] == 'all done'
+        # Read again after the run has finished: its text, once.
+        assert [t async for t in result.stream_text(debounce_by=None)] == ['all done']
+
+    async with agent.run_stream('Go') as structured:
+        first = await structured.get_output()
+        first['city'] = 'changed'
+        assert await structured.get_output() == {'city': 'Oslo'}
+        assert [o async for o in structured.stream_output()] == [{'city': 'Oslo'}]
