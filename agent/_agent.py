@@ -430,16 +430,32 @@ class Agent(
         # `infer_name` is done: past this point the caller's frame is a thread away.
         return StreamedRunResultSync._start(self.run_stream(user_prompt, **{**kwargs, 'infer_name': False}))  # pyright: ignore[reportPrivateUsage]
 
-    def system_prompt_parts(
-        self, deps: AgentDepsT = None, *, model: Model | str | None = None
+    async def system_prompt_parts(
+        self,
+        *,
+        deps: AgentDepsT = None,
+        model: Model | str | None = None,
+        message_history: Sequence[ModelMessage] | None = None,
+        prompt: str | Sequence[UserContent] | None = None,
+        usage: RunUsage | None = None,
+        model_settings: ModelSettings | None = None,
     ) -> list[SystemPromptPart]:
-        """Evaluate the agent's system prompts outside a run (e.g. to show or store them).
+        """Evaluate the agent's system prompts outside a run (e.g. to rebuild a history that should carry them).
 
-        The `RunContext` they receive is not backed by a run, so `ctx.enqueue` raises there.
+        The `RunContext` they receive is built from the arguments and is not backed by a run, so `ctx.enqueue`
+        raises there.
         """
         resolved = self._resolve_model(model) if (model or self._model) is not None else None
-        ctx = RunContext[AgentDepsT](deps=deps, model=resolved, usage=RunUsage(), agent=self)  # pyright: ignore[reportArgumentType]
-        return asyncio.run(self._system_prompt_parts(ctx))
+        ctx = RunContext[AgentDepsT](
+            deps=deps,
+            model=resolved,  # pyright: ignore[reportArgumentType]
+            usage=usage or RunUsage(),
+            agent=self,
+            prompt=prompt,
+            messages=list(message_history or []),
+            model_settings=model_settings,
+        )
+        return await self._system_prompt_parts(ctx)
 
     def to_ag_ui(self, **kwargs: Any) -> AGUIApp[AgentDepsT, OutputDataT]:
         """A Starlette app serving this agent over AG-UI; takes the arguments of `agent.ui.ag_ui.AGUIApp`.

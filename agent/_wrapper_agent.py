@@ -18,6 +18,7 @@ from ._abstract_agent import AbstractAgent, AgentDepsT, OutputDataT
 
 if TYPE_CHECKING:
     from ._content import UserContent
+    from ._parts import SystemPromptPart
     from .models import Model
     from .result import AgentEventStream, StreamedRunResult, StreamedRunResultSync
     from .run import AgentRun, AgentRunResult
@@ -75,6 +76,10 @@ class WrapperAgent(AbstractAgent[AgentDepsT, OutputDataT], Generic[AgentDepsT, O
     def override(self, **kwargs: Any) -> AbstractContextManager[None]:
         """`override` of the wrapped agent: the replacements apply to runs through either."""
         return self.wrapped.override(**kwargs)
+
+    async def system_prompt_parts(self, **kwargs: Any) -> list[SystemPromptPart]:
+        """`system_prompt_parts` of the wrapped agent."""
+        return await self.wrapped.system_prompt_parts(**kwargs)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
         """`run` of the wrapped agent."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -132,7 +133,7 @@ def test_system_prompt_parts_context_cannot_enqueue() -> None:
             errors.append(str(exc))
         return 'You are helpful.'
 
-    parts = agent.system_prompt_parts()
+    parts = asyncio.run(agent.system_prompt_parts())
     assert [p.content for p in parts] == ['You are helpful.']
     assert len(errors) == 1
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from agent import Agent, AgentRunResultEvent
+from agent import Agent, AgentRunResultEvent, RunContext
 from agent.agent import AbstractAgent, WrapperAgent
+from agent.messages import ModelRequest
 from agent.models.test import TestModel
 
 
@@ -64,3 +65,17 @@ def test_subclassing_the_wrapper_changes_one_behaviour_and_keeps_the_rest() -> N
     agent = Recording(Agent(TestModel(custom_output_text='ok')))
     assert agent.run_sync('first').output == 'ok'
     assert prompts == ['first']
+
+
+async def test_system_prompt_parts_are_the_wrapped_agents_evaluated_with_the_given_context():
+    agent = Agent('test', system_prompt='Be kind.')
+
+    @agent.system_prompt
+    def greeting(ctx: RunContext[str]) -> str:
+        return f'The user is {ctx.deps}; they said {ctx.prompt!r} after {len(ctx.messages)} messages.'
+
+    parts = await WrapperAgent(agent).system_prompt_parts(
+        deps='Ann', prompt='hi', message_history=[ModelRequest.user_text_prompt('earlier')]
+    )
+
+    assert [part.content for part in parts] == ['Be kind.', "The user is Ann; they said 'hi' after 1 messages."]
