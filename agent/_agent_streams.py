@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ._events import AgentStreamEvent
+from ._events import AgentStreamEvent, FinalResultEvent
 from ._output_schema import OutputSchema, OutputValidator
 from ._run_context import RunContext
 from ._streaming import LiveResponse, live_response
@@ -23,12 +23,19 @@ __all__ = ('event_stream', 'streamed_run')
 
 @asynccontextmanager
 async def event_stream(
-    agent: Agent[Any, Any], user_prompt: Any, ctx_holder: list[RunContext[Any]], **kwargs: Any
+    agent: Agent[Any, Any],
+    user_prompt: Any,
+    ctx_holder: list[RunContext[Any]],
+    *,
+    handler_until_final_result: bool = False,
+    **kwargs: Any,
 ) -> AsyncGenerator[AsyncIterator[AgentStreamEvent | AgentRunResultEvent[Any]], None]:
     """Run `agent` in a task, handing its events (then its result) to the consumer.
 
     The run's context is appended to `ctx_holder` when its first event stream starts. An `event_stream_handler`
-    (the call's, or else the agent's) sees the events too, each before the consumer does. The run goes on past an
+    (the call's, or else the agent's) sees the events too, each before the consumer does; with
+    `handler_until_final_result` (`run_stream`) its stream ends with the first `FinalResultEvent`, the rest being
+    the consumer's to stream. The run goes on past an
     event only once the consumer asks for the next one, so between two events it shows where the consumer is.
     Leaving the block before the run ends cancels it.
     """
@@ -50,10 +57,17 @@ async def event_stream(
                 await queue.put(event)
                 await queue.join()
 
+        async def until_final_result() -> AsyncGenerator[AgentStreamEvent]:
+            # Returning here leaves `events` open: what follows is drained below, for the consumer.
+            async for event in events:
+                yield event
+                if isinstance(event, FinalResultEvent):
+                    return
+
         events = passed_on()
         try:
             if handler is not None:
-                await handler(ctx, events)
+                await handler(ctx, until_final_result() if handler_until_final_result else events)
             # What the handler left unread still reaches the consumer.
             async for _ in events:
                 pass
@@ -122,7 +136,7 @@ async def streamed_run(
 
     token = live_response.set(watcher)
     try:
-        async with event_stream(agent, user_prompt, ctx_holder, **kwargs) as events:
+        async with event_stream(agent, user_prompt, ctx_holder, handler_until_final_result=True, **kwargs) as events:
             live_response.reset(token)
             result = StreamedRunResult[Any](
                 events,
