@@ -23,12 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, NotRequired, Required, cast
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 from pydantic_core import CoreSchema, SchemaValidator, core_schema
 from typing_extensions import TypedDict, is_typeddict
 
+from ._attribute_docstrings import adapter_reading_attribute_docstrings, schema_with_attribute_docstrings
 from ._docstrings import DocstringFormat, parse_docstring, tool_description
 
 # Re-exported where Pydantic AI's tests look for it.
@@ -44,8 +45,6 @@ __all__ = ('FunctionSchema', 'GenerateToolJsonSchema', 'function_schema', 'is_mo
 # Pyright only understands `TypedDict(...)` with a literal dict of fields; we build the fields at runtime.
 _make_typed_dict: Callable[..., Any] = TypedDict
 
-# Parameters documented by docstrings under their attributes (`a: int` then `"""The a."""`) are described too.
-_ARGUMENTS_CONFIG = ConfigDict(use_attribute_docstrings=True)
 
 # Used when an annotation could not be evaluated and is still a string, e.g. `RunContext[Deps]` where `Deps`
 # is only imported under `TYPE_CHECKING`.
@@ -242,7 +241,7 @@ def function_schema(
         arguments_type = _make_typed_dict(name, fields, extra_items=extra_items)
     # Forward references left inside annotations (e.g. `list['Item']`) resolve in the function's module.
     arguments_type.__module__ = getattr(_unwrap_partial(function), '__module__', __name__)
-    adapter: TypeAdapter[dict[str, Any]] = _adapter_reading_attribute_docstrings(arguments_type)
+    adapter: TypeAdapter[dict[str, Any]] = adapter_reading_attribute_docstrings(arguments_type)
     validator = adapter.validator
     if not isinstance(validator, SchemaValidator):  # pragma: no cover - only with pydantic plugins installed
         validator = SchemaValidator(adapter.core_schema)
@@ -362,7 +361,7 @@ def _single_object_schema(
 ) -> tuple[SchemaValidator, dict[str, Any]]:
     """The validator and JSON schema of a function whose only parameter, `name`, is object-shaped."""
     adapter: TypeAdapter[Any] = TypeAdapter(annotation)
-    json_schema = _inline_top_level_ref(_schema_with_attribute_docstrings(name, annotation, schema_generator))
+    json_schema = _inline_top_level_ref(schema_with_attribute_docstrings(name, annotation, schema_generator))
     keys = frozenset(cast('dict[str, Any]', json_schema.get('properties', {})))
 
     def validate(value: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> dict[str, Any]:
@@ -379,38 +378,6 @@ def _single_object_schema(
 
     validator = SchemaValidator(core_schema.no_info_wrap_validator_function(validate, adapter.core_schema))
     return validator, json_schema
-
-
-def _adapter_reading_attribute_docstrings(typed_dict: Any) -> TypeAdapter[Any]:
-    """An adapter for a generated `TypedDict` whose nested types without a config read their attribute docstrings.
-
-    Reading them needs the source code; where it cannot be read at all (Temporal's workflow sandbox, for a tool
-    built inside a workflow, makes `inspect` fail with a `TypeError`), the types are described without them.
-    """
-    typed_dict.__pydantic_config__ = _ARGUMENTS_CONFIG
-    try:
-        return TypeAdapter(typed_dict)
-    except TypeError:
-        del typed_dict.__pydantic_config__
-        return TypeAdapter(typed_dict)
-
-
-def _schema_with_attribute_docstrings(
-    name: str, annotation: Any, schema_generator: type[GenerateJsonSchema]
-) -> dict[str, Any]:
-    """The JSON schema of `annotation`, whose fields without a config of their own take their docstrings.
-
-    A `TypeAdapter` cannot be given a config for a `TypedDict` or model, so the type is described as the one
-    field of a configured `TypedDict`, whose configuration its nested types without one inherit.
-    """
-    holder = _make_typed_dict('Holder', {name: annotation})
-    holder.__module__ = getattr(annotation, '__module__', __name__)
-    holder_adapter = _adapter_reading_attribute_docstrings(holder)
-    holder_schema = holder_adapter.json_schema(schema_generator=schema_generator, mode='validation')
-    json_schema: dict[str, Any] = dict(holder_schema['properties'][name])
-    if '$defs' in holder_schema:
-        json_schema['$defs'] = holder_schema['$defs']
-    return json_schema
 
 
 def _inline_top_level_ref(json_schema: dict[str, Any]) -> dict[str, Any]:

@@ -66,7 +66,8 @@ def test_a_tool_return_describes_the_value_it_gives_the_model_and_a_bare_one_is_
 
     schema = function_schema(typed).return_schema
     assert schema == function_schema(plain).return_schema
-    assert schema is not None and schema['title'] == 'Address'
+    assert schema is not None
+    assert schema['title'] == 'Address'
     assert function_schema(bare).return_schema == {}
 
 
