@@ -106,8 +106,13 @@ class StreamedRunResult(Generic[OutputDataT]):
         """Whether the run has finished (or its stream was cancelled)."""
         return self._result is not None or self._interrupted is not None
 
-    async def _updates(self, *, until_final_part_ends: bool = False) -> AsyncIterator[tuple[str | None, Any]]:
+    async def _updates(
+        self, *, until_final_part_ends: bool = False, every_event: bool = False
+    ) -> AsyncIterator[tuple[str | None, Any]]:
         """Yield `(text_delta, current_final_part)` for every change to the final response.
+
+        With `every_event`, every other event of the response yields `(None, None)` too (it may change the response
+        without changing its final part).
 
         With `until_final_part_ends`, stop once the final part is complete, before the run goes on to validate it:
         what the caller does with the last partial output then comes before the run's own validation.
@@ -127,8 +132,11 @@ class StreamedRunResult(Generic[OutputDataT]):
             ):
                 self._apply(event)
                 return
-            for update in self._apply(event):
+            updates = self._apply(event)
+            for update in updates:
                 yield update
+            if every_event and not updates and _is_response_event(event):
+                yield None, None
 
     def _apply(self, event: Any) -> list[tuple[str | None, Any]]:
         """Take `event` into the state of the final response; return the `(text_delta, final_part)` changes."""
@@ -313,7 +321,7 @@ class StreamedRunResult(Generic[OutputDataT]):
         current = self.response
         if current.state == 'incomplete' and any(_has_content(part) for part in current.parts):
             yield current
-        async for _ in group_by_time(self._updates(), debounce_by):
+        async for _ in group_by_time(self._updates(every_event=True), debounce_by):
             if self._result is None:
                 # Complete only once the run has it (the model's stream may have ended before the run took it).
                 response = self.response
@@ -494,6 +502,13 @@ async def _text_output(schema: OutputSchema, text: str, ctx: RunContext[Any] | N
     if schema.text_function is not None:
         return await schema.text_function.call(text, ctx)
     return text
+
+
+def _is_response_event(event: Any) -> bool:
+    """Whether `event` is one of a model response's own events (not one of the run's, e.g. a tool call's)."""
+    from ._events import FinalResultEvent, PartDeltaEvent, PartEndEvent, PartStartEvent
+
+    return isinstance(event, PartStartEvent | PartDeltaEvent | PartEndEvent | FinalResultEvent)
 
 
 def _has_content(part: Any) -> bool:

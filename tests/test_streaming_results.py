@@ -222,3 +222,28 @@ async def test_a_finished_run_streams_its_text_once_more_and_hands_out_copies_of
         first['city'] = 'changed'
         assert await structured.get_output() == {'city': 'Oslo'}
         assert [o async for o in structured.stream_output()] == [{'city': 'Oslo'}]
+
+
+async def test_a_node_streams_response_shows_a_snapshot_for_every_event_of_the_response():
+    agent = Agent(TestModel(custom_output_text='one two'))
+    texts: list[tuple[str, str]] = []
+
+    async with agent.iter('Go') as run:
+        async for node in run:
+            if isinstance(node, ModelRequestNode):
+                async with node.stream(run.ctx) as stream:
+                    assert isinstance(stream, AgentStream)
+                    async for response in stream.stream_response(debounce_by=None):
+                        part = response.parts[0]
+                        assert isinstance(part, TextPart)
+                        texts.append((part.content, response.state))
+
+    # The part's start and the final result event show the empty text; each delta, then the part's end, follow.
+    assert texts == [
+        ('', 'incomplete'),
+        ('', 'incomplete'),
+        ('one ', 'incomplete'),
+        ('one two', 'incomplete'),
+        ('one two', 'incomplete'),
+        ('one two', 'complete'),
+    ]
