@@ -450,40 +450,6 @@ class _WebSearch:
     kind: str = 'web_search'
 
 
-async def test_native_tools_are_accepted_and_recorded_but_a_request_sending_them_fails():
-    model = TestModel()
-    params = _params(native_tools=[_WebSearch()], function_tools=[WEATHER])
-
-    with pytest.raises(UserError, match=r'^TestModel does not support built-in tools$'):
-        await model.request([ModelRequest.user_text_prompt('hi')], None, params)
-    assert model.last_model_request_parameters is not None
-    assert model.last_model_request_parameters.native_tools == [_WebSearch()]
-    with pytest.raises(UserError, match=r'^TestModel does not support built-in tools$'):
-        async with model.request_stream([ModelRequest.user_text_prompt('hi')], None, params):
-            pass
-    # Tool search is not among them: the local `search_tools` stands in for it.
-    assert 'tool_search' not in {getattr(tool, 'kind', tool) for tool in model.profile.supported_native_tools}
-
-
-def test_prepare_request_refuses_output_the_profile_does_not_support():
-    plain = TestModel(profile=ModelProfile(supports_tools=False))
-    output_object = OutputObjectDefinition({'type': 'object'})
-
-    with pytest.raises(UserError, match=r'^Native structured output is not supported by this model\.'):
-        plain.prepare_request(None, _params(output_mode='native', output_object=output_object))
-    with pytest.raises(UserError, match=r'^Tool output is not supported by this model\.'):
-        plain.prepare_request(None, _params(output_mode='tool', output_tools=[_tool('final_result')]))
-    with pytest.raises(UserError, match=r'^Image output is not supported by this model\.'):
-        plain.prepare_request(None, _params(output_mode='image', allow_image_output=True))
-    # The default profile supports all three.
-    for params in (
-        _params(output_mode='native', output_object=output_object),
-        _params(output_mode='tool', output_tools=[_tool('final_result')]),
-        _params(output_mode='image', allow_image_output=True),
-    ):
-        TestModel().prepare_request(None, params)
-
-
 def test_prepare_request_drops_tools_replaced_by_a_supported_native_tool():
     local_search = _tool('search', unless_native='web_search')
     params = _params(function_tools=[local_search, WEATHER], native_tools=[_WebSearch()])
