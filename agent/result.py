@@ -11,10 +11,13 @@ from typing import TYPE_CHECKING, Any, Generic
 from typing_extensions import TypeVar
 
 from ._callable_value import callable_value
-from ._output_processors import strip_markdown_fences
 from ._parts import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from ._run_context import RunContext
 from ._stream_grouping import group_by_time
+from ._streamed_parts import has_content as _has_content
+from ._streamed_parts import is_final_part as _is_final_part
+from ._streamed_parts import is_response_event as _is_response_event
+from ._streamed_parts import text_output as _text_output
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .messages import ModelMessagesTypeAdapter
 from .usage import RunUsage
@@ -478,41 +481,6 @@ _RESET: Any = object()
 
 _RESET_TEXT = '\x00reset\x00'
 """`_RESET` among the text pieces of `stream_text`, which are grouped as strings."""
-
-
-def _is_final_part(part: Any, tool_name: str | None) -> bool:
-    if tool_name is None:
-        return isinstance(part, TextPart)
-    return isinstance(part, ToolCallPart) and part.tool_name == tool_name
-
-
-async def _text_output(schema: OutputSchema, text: str, ctx: RunContext[Any] | None, *, partial: bool) -> Any:
-    """The output response text carries: the text, a `TextOutput` function's result, or (native/prompted) its JSON."""
-    if ctx is None:
-        # A stream with no run behind it (built by hand): only what needs no function.
-        value = schema.validate_partial_text(text)
-        if value is None:
-            raise UnexpectedModelBehavior('Invalid response, unable to process text output')
-        return value
-    if not partial:
-        return await schema.process_text(text, ctx)
-    if (processor := schema.text_processor) is not None:
-        validated = processor.validate(strip_markdown_fences(text), allow_partial=True, context=ctx.validation_context)
-        return await processor.call(validated, ctx)
-    if schema.text_function is not None:
-        return await schema.text_function.call(text, ctx)
-    return text
-
-
-def _is_response_event(event: Any) -> bool:
-    """Whether `event` is one of a model response's own events (not one of the run's, e.g. a tool call's)."""
-    from ._events import FinalResultEvent, PartDeltaEvent, PartEndEvent, PartStartEvent
-
-    return isinstance(event, PartStartEvent | PartDeltaEvent | PartEndEvent | FinalResultEvent)
-
-
-def _has_content(part: Any) -> bool:
-    return bool(getattr(part, 'content', None) or getattr(part, 'args', None))
 
 
 # At the end: `AgentStream` and `StreamedRunResultSync` build on `StreamedRunResult`, defined above.
