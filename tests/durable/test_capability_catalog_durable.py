@@ -201,14 +201,15 @@ async def test_include_tool_return_schemas_sends_schemas_to_the_model_activity(c
         return len(word)
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.extend(t.return_schema for t in info.function_tools)
+        seen.extend((t.return_schema, t.description) for t in info.function_tools)
         return ModelResponse(parts=[TextPart('ok')])
 
     agent = Agent(
         FunctionModel(respond), name='catalog_schemas', tools=[Tool(count)], capabilities=[IncludeToolReturnSchemas()]
     )
     await run(client, task_queue, agent)
-    assert seen == [{'type': 'integer'}]
+    # A function model's API takes no return schema: the schema reaches it at the end of the tool's description.
+    assert seen == [(None, 'Count letters.\n\nReturn schema:\n\n{\n  "type": "integer"\n}')]
 
 
 async def test_toolset_prefix_history_processor_and_thread_executor_work_durably(
