@@ -10,15 +10,16 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypedDict, overload
 
-from typing_extensions import TypeIs, TypeVar
+from typing_extensions import TypeVar
 
 from ._abstract_agent import AbstractAgent
 from ._agent_context import AgentContextMixin
 from ._agent_decorators import AgentDecoratorsMixin
-from ._agent_graph import CallToolsNode, ModelRequestNode, UserPromptNode
+from ._agent_nodes import AgentNodeChecksMixin
 from ._agent_run_setup import RunSetup, build_run
 from ._agent_spec import AgentSpecMixin
 from ._agent_streams import event_stream, streamed_run
+from ._agent_ui import AgentUIMixin
 from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
@@ -34,10 +35,9 @@ from ._template import TemplateStr
 from .capabilities._registry import check_agent_capability_ids
 from .concurrency import AbstractConcurrencyLimiter, AnyConcurrencyLimit, normalize_to_limiter
 from .exceptions import UserError
-from .graph import End
 from .models import Model, infer_model
 from .output import OutputSchema, OutputSpec, OutputValidator
-from .result import AgentEventStream, FinalResult, StreamedRunResult, StreamedRunResultSync
+from .result import AgentEventStream, StreamedRunResult, StreamedRunResultSync
 from .run import AgentRun, AgentRunResult
 from .settings import ModelSettings
 from .toolsets import AbstractToolset, DynamicToolset, FunctionToolset
@@ -45,9 +45,7 @@ from .toolsets.function import AgentFunctionToolset
 from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
-    from starlette.applications import Starlette
-
-    from .ui.ag_ui import AGUIApp
+    pass
 
 __all__ = ('Agent', 'AgentRetries', 'EndStrategy', 'capture_run_messages')
 
@@ -84,6 +82,8 @@ class Agent(
     AgentSpecMixin,
     AgentContextMixin,
     AgentDecoratorsMixin[AgentDepsT],
+    AgentNodeChecksMixin,
+    AgentUIMixin[AgentDepsT, OutputDataT],
     AbstractAgent[AgentDepsT, OutputDataT],
 ):
     """An agent: a model, instructions, tools, capabilities and an output type.
@@ -223,28 +223,6 @@ class Agent(
             return f
 
         return register if func is None else register(func)
-
-    # ----- node types (narrowing helpers for `iter()` loops) -----
-
-    @staticmethod
-    def is_user_prompt_node(node: Any) -> TypeIs[UserPromptNode[Any, Any]]:
-        """Whether `node` is the node that builds the first request from the user prompt."""
-        return isinstance(node, UserPromptNode)
-
-    @staticmethod
-    def is_model_request_node(node: Any) -> TypeIs[ModelRequestNode[Any, Any]]:
-        """Whether `node` is a model request node."""
-        return isinstance(node, ModelRequestNode)
-
-    @staticmethod
-    def is_call_tools_node(node: Any) -> TypeIs[CallToolsNode[Any, Any]]:
-        """Whether `node` is the node that handles a model response (running its tool calls)."""
-        return isinstance(node, CallToolsNode)
-
-    @staticmethod
-    def is_end_node(node: Any) -> TypeIs[End[FinalResult[Any]]]:
-        """Whether `node` is the `End` of the run."""
-        return isinstance(node, End)
 
     # ----- running -----
 
@@ -456,36 +434,6 @@ class Agent(
             model_settings=model_settings,
         )
         return await self._system_prompt_parts(ctx)
-
-    def to_ag_ui(self, **kwargs: Any) -> AGUIApp[AgentDepsT, OutputDataT]:
-        """A Starlette app serving this agent over AG-UI; takes the arguments of `agent.ui.ag_ui.AGUIApp`.
-
-        Needs the `ui` extra: `pip install 'durable-agents[ui]'`.
-        """
-        from .ui.ag_ui import AGUIApp  # needs the optional `ui` extra, so only imported when used
-
-        return AGUIApp(self, **kwargs)
-
-    def to_web(
-        self,
-        *,
-        deps: AgentDepsT = None,
-        model_settings: ModelSettings | None = None,
-        instructions: Any = None,
-        allowed_hosts: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> Starlette:
-        """The chat page for this agent: `agent.ui.web.create_chat_app` over an in-process backend.
-
-        `deps`, `model_settings` and `instructions` apply to every run; `allowed_hosts` and `**kwargs` (`auth`,
-        `max_body_bytes`) go to `create_chat_app`. Needs the `ui` extra: `pip install 'durable-agents[ui]'`.
-        """
-        from .ui.web import InProcessChatBackend, create_chat_app  # the optional `ui` extra, imported when used
-
-        backend = InProcessChatBackend(
-            {self.name or 'agent': self}, deps=deps, model_settings=model_settings, instructions=instructions
-        )
-        return create_chat_app(backend, allowed_hosts=allowed_hosts, **kwargs)
 
     async def _system_prompt_parts(self, ctx: RunContext[AgentDepsT]) -> list[SystemPromptPart]:
         parts: list[SystemPromptPart] = []
