@@ -8,18 +8,19 @@ between any two nodes and resumed from its state and the next node.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic
 
 from typing_extensions import TypeVar
 
+from ._agent_graph_state import GraphAgentDeps, GraphAgentState, RunCheckpoint
 from ._content import UserContent
 from ._deferred import DeferredToolResult, DeferredToolResults
 from ._env import now_utc
 from ._events import AgentStreamEvent
-from ._instructions import InstructionSource, SystemPromptRunner, resolve_settings
+from ._instructions import resolve_settings
 from ._model_request_context import ModelRequestContext
 from ._parts import (
     ModelMessage,
@@ -33,10 +34,9 @@ from ._parts import (
     UserPromptPart,
 )
 from ._pending_messages import drain_pending, merge_requests
-from ._ports import RunPorts
 from ._processed_history import HistorySink, adopt_processed_history
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
-from ._run_context import PendingMessage, RunContext
+from ._run_context import RunContext
 from ._threads import call_maybe_async
 from ._tool_def import ToolDefinition, ToolPartKind
 from ._tool_manager import ToolManager
@@ -44,16 +44,10 @@ from ._typed_tool_parts import narrow_tool_call_part
 from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
 from .graph import BaseNode, End
 from .models import ModelRequestParameters
-from .output import OutputSchema, OutputValidator
 from .result import FinalResult
-from .settings import ModelSettings
-from .usage import RunUsage, UsageLimits
 
 if TYPE_CHECKING:
-    from .agent import Agent
-    from .capabilities import AbstractCapability
-    from .models import Model
-    from .toolsets import AbstractToolset
+    pass
 
 __all__ = (
     'CallToolsNode',
@@ -66,120 +60,6 @@ __all__ = (
 
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=str)
-
-EventSink = Callable[[AgentStreamEvent], Awaitable[None]]
-
-
-@dataclass
-class GraphAgentState:
-    """Everything a run has accumulated: plain data that can be serialized and resumed."""
-
-    message_history: list[ModelMessage] = field(default_factory=list[ModelMessage])
-    """The whole conversation, including messages from earlier runs."""
-    usage: RunUsage = field(default_factory=RunUsage)
-    """Usage so far."""
-    retries: int = 0
-    """Output retries used so far."""
-    tool_retries: dict[str, int] = field(default_factory=dict[str, int])
-    """Failures so far per tool (reset when the tool succeeds)."""
-    run_step: int = 0
-    """Model requests made in this run."""
-    run_id: str = ''
-    """The run's id."""
-    conversation_id: str = ''
-    """The conversation's id."""
-
-
-@dataclass
-class RunCheckpoint:
-    """Where a run stood when it was suspended between two steps, to continue it elsewhere as the same run.
-
-    The messages travel separately: the run continues from a message history that ends with the request it was
-    about to send (see `RunPorts.resumed_run`).
-    """
-
-    run_id: str
-    """The run's id (kept, so the continued run is the same run)."""
-    run_step: int = 0
-    """Model requests made so far."""
-    usage: RunUsage = field(default_factory=RunUsage)
-    """Usage so far (limits apply to the whole run)."""
-    retries: int = 0
-    """Output retries used so far."""
-    tool_retries: dict[str, int] = field(default_factory=dict[str, int])
-    """Failures so far per tool."""
-    new_message_index: int = 0
-    """Where the run's own messages start in the history."""
-
-
-@dataclass(kw_only=True)
-class GraphAgentDeps(Generic[DepsT, OutputT]):
-    """What the nodes need besides state: the agent's configuration resolved for this run."""
-
-    agent: Agent[DepsT, OutputT]
-    user_deps: DepsT
-    prompt: str | Sequence[UserContent] | None
-    new_message_index: int
-    model: Model
-    run_model_settings: ModelSettings | None
-    usage_limits: UsageLimits
-    max_output_retries: int
-    end_strategy: str
-    output_schema: OutputSchema
-    output_validators: list[OutputValidator]
-    capability: AbstractCapability[DepsT]
-    toolset: AbstractToolset[DepsT]
-    instructions: list[InstructionSource]
-    system_prompts: list[str | SystemPromptRunner]
-    settings_layers: list[Any]
-    native_tools: list[Any]
-    ports: RunPorts
-    metadata: dict[str, Any] | None
-    pending_messages: list[PendingMessage]
-    deferred_tool_results: DeferredToolResults | None = None
-    prepare_output_tools: Callable[..., Any] | None = None
-    validation_context: Any = None
-    event_sink: EventSink | None = None
-    recompute_metadata: Callable[[RunContext[Any]], Awaitable[dict[str, Any] | None]] | None = None
-    """Set when the metadata comes from a function: it is computed again when the run ends, from the final state."""
-    tool_manager: ToolManager[DepsT] | None = None
-    last_max_tokens: int | None = None
-    capabilities: dict[str, AbstractCapability[DepsT]] = field(default_factory=dict[str, 'AbstractCapability[DepsT]'])
-    """The run's capabilities by id (`RunContext.capabilities`)."""
-    loaded_capability_ids: set[str] = field(default_factory=set[str])
-    """The deferred capabilities loaded so far (shared by every step's `RunContext`, so a load sticks)."""
-    resumed_request: ModelRequest | None = None
-    """The request the run resumed from the end of the history it was given (it stays part of that history)."""
-
-    def run_context(self, state: GraphAgentState, **changes: Any) -> RunContext[DepsT]:
-        """A `RunContext` over the live state (messages, usage, retries and queue are shared, not copied)."""
-        ctx = RunContext[DepsT](
-            deps=self.user_deps,
-            model=self.model,
-            usage=state.usage,
-            agent=self.agent,
-            prompt=self.prompt,
-            messages=state.message_history,
-            retries=state.tool_retries,
-            run_step=state.run_step,
-            run_id=state.run_id,
-            conversation_id=state.conversation_id,
-            metadata=self.metadata,
-            pending_messages=self.pending_messages,
-            max_retries=self.max_output_retries,
-            retry=state.retries,
-            capabilities=self.capabilities,
-            loaded_capability_ids=self.loaded_capability_ids,
-        )
-        # A callable validation context is resolved per context, from the run as it stands.
-        source = self.validation_context
-        ctx.validation_context = source(ctx) if callable(source) else source
-        return replace(ctx, **changes) if changes else ctx
-
-    async def emit(self, event: AgentStreamEvent) -> None:
-        """Send an event to the run's event stream, if anyone is listening."""
-        if self.event_sink is not None:
-            await self.event_sink(event)
 
 
 def _typed_tool_calls(response: ModelResponse, manager: ToolManager[Any] | None) -> ModelResponse:
