@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import sysconfig
 from collections.abc import Awaitable, Callable
 from importlib.util import find_spec
 from pathlib import Path
@@ -24,12 +25,18 @@ ROOT = Path(__file__).parent.parent.parent
 
 @pytest.fixture(scope='module')
 def installed(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The `agents` script of a fresh virtualenv the project is installed into (dependencies from the system's)."""
+    """The `agents` script of a fresh virtualenv the project is installed into (dependencies from the running one's)."""
     venv = tmp_path_factory.mktemp('venv')
-    # Without its own pip: the system's pip, seen through the system site-packages, installs into the venv.
-    subprocess.run(
-        [sys.executable, '-m', 'venv', '--system-site-packages', '--without-pip', str(venv)], check=True, timeout=120
-    )
+    subprocess.run([sys.executable, '-m', 'venv', '--without-pip', str(venv)], check=True, timeout=120)
+    # The dependencies, and the pip that installs the project, come from the environment running the tests: a `.pth`
+    # file puts its site-packages after the new venv's own. (`--system-site-packages` would not do: run from a venv, it
+    # gives the base interpreter's packages, which a newcomer's venv install never touched.)
+    nested = subprocess.run(
+        [venv / 'bin' / 'python', '-c', 'import sysconfig; print(sysconfig.get_path("purelib"))'],
+        check=True, timeout=60, capture_output=True, text=True,
+    ).stdout.strip()  # fmt: skip
+    running = dict.fromkeys([sysconfig.get_path('purelib'), sysconfig.get_path('platlib')])
+    (Path(nested) / 'running-environment.pth').write_text(''.join(f'{path}\n' for path in running))
     # Building the editable install needs setuptools with `wheel`; where the system lacks it, pip fetches the build
     # backend from its package index into an isolated build environment instead.
     isolation = ['--no-build-isolation'] if find_spec('wheel') is not None else []
