@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import signal
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
@@ -15,6 +16,12 @@ from temporalio.testing import WorkflowEnvironment
 
 from agent.models import override_allow_model_requests
 from worker import start_dev_server
+
+# A shell starts a background job (`pytest ... &`, as a long run often is) with SIGINT ignored, and an ignored signal
+# stays ignored across exec: every command a test starts would then shrug off the Ctrl-C the test sends it, and hang
+# until its timeout. Python's own handler instead reverts to the default in a child, as at a person's terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

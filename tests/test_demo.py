@@ -16,22 +16,16 @@ from pathlib import Path
 
 import pytest
 
+from ._processes import popen, run
+
 ROOT = Path(__file__).parent.parent
 AGENTS = os.path.join(sysconfig.get_path('scripts'), 'agents')
 PROMPT = 'Approve deleting old-report.txt? [y/n] '
 
 
 def demo(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [AGENTS, 'demo', *args],
-        cwd=ROOT,
-        input=input,
-        stdin=subprocess.DEVNULL if input is None else None,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    """`agents demo ARGS...` to its end; killed with its dev server if it takes over 120 s."""
+    return run([AGENTS, 'demo', *args], cwd=ROOT, input=input, timeout=120)
 
 
 def read_until(process: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
@@ -86,9 +80,8 @@ def test_demo_denies_when_the_input_ends_instead_of_failing() -> None:
 
 
 def test_demo_keeps_the_web_ui_link_alive_until_enter() -> None:
-    process = subprocess.Popen([AGENTS, 'demo'], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert process.stdin is not None
-    try:
+    with popen([AGENTS, 'demo'], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as process:
+        assert process.stdin is not None
         read_until(process, PROMPT)
         process.stdin.write('y\n')
         process.stdin.flush()
@@ -99,25 +92,13 @@ def test_demo_keeps_the_web_ui_link_alive_until_enter() -> None:
         process.stdin.write('\n')
         process.stdin.flush()
         assert process.wait(timeout=60) == 0
-    finally:
-        process.kill()
-        process.communicate()
 
 
 def test_the_first_ctrl_c_at_the_prompt_exits_at_once() -> None:
-    process = subprocess.Popen(
-        [AGENTS, 'demo'],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with popen(
+        [AGENTS, 'demo'], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
         read_until(process, PROMPT)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=15) == 130
         assert 'Traceback' not in (process.stderr.read() if process.stderr else '')
-    finally:
-        process.kill()
-        process.communicate()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.server
 import json
 import os
-import signal
 import subprocess
 import sysconfig
 import threading
@@ -13,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 import pytest
+
+from ._processes import popen
 
 AGENTS = os.path.join(sysconfig.get_path('scripts'), 'agents')
 
@@ -71,20 +72,13 @@ def demos(no_such_model: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         started: dict[str, subprocess.Popen[str]] = {}
         for model in [*UNUSABLE, REFUSED]:
             env = refusing if model == REFUSED else without_keys
-            process = subprocess.Popen(
+            demo = popen(
                 [AGENTS, 'demo', 'approve', '--model', model],
                 cwd=tmp_path_factory.mktemp('demo'), env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             )  # fmt: skip
-            stack.enter_context(process)  # closes its pipes and waits for it...
-            stack.callback(kill_if_running, process)  # ...after this, which runs first
-            started[model] = process
+            started[model] = stack.enter_context(demo)
         yield started
-
-
-def kill_if_running(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)  # its whole group: a dev server the demo started goes too
 
 
 def ended(process: subprocess.Popen[str], timeout: float) -> subprocess.CompletedProcess[str]:

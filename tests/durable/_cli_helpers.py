@@ -14,6 +14,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests._processes import started
+
 AGENTS = os.path.join(sysconfig.get_path('scripts'), 'agents')
 """The console script `pip install -e .` put next to the interpreter."""
 
@@ -88,18 +90,17 @@ async def agents(*args: str, cwd: Path, env: dict[str, str], program: str = AGEN
 
 
 async def shell(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = None) -> Done:
-    """Run a command in `cwd` and wait for it (its input: `stdin`, else none)."""
-    process = await asyncio.create_subprocess_exec(
+    """Run a command in `cwd` and wait for it (its input: `stdin`, else none).
+
+    Killed with whatever it started if it has not ended within `COMMAND_TIMEOUT` seconds (the test then fails), or if
+    the test stops waiting for it (cancelled as a command run alongside it failed its test).
+    """
+    async with started(
         *args, cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    data = stdin.encode() if stdin is not None else None
-    try:
+    ) as process:  # fmt: skip
+        data = stdin.encode() if stdin is not None else None
         out, err = await asyncio.wait_for(process.communicate(data), COMMAND_TIMEOUT)
-    finally:
-        if process.returncode is None:  # timed out, or cancelled as a command run alongside it failed its test
-            process.kill()
-            await process.wait()
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 
@@ -113,17 +114,12 @@ async def command(*args: str, address: str, task_queue: str, within: float = COM
 
     Killed if it has not ended `within` seconds (the test then fails), so a command that hangs is reaped.
     """
-    process = await asyncio.create_subprocess_exec(
+    async with started(
         sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
         cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    try:
+    ) as process:  # fmt: skip
         out, err = await asyncio.wait_for(process.communicate(), within)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 
@@ -135,13 +131,13 @@ async def dev_worker(folder: Path, *args: str, program: str = AGENTS) -> AsyncIt
     Yields the address from the `export TEMPORAL_ADDRESS=...` line it prints; stops it with Ctrl-C (SIGINT).
     """
     port, ui_port = free_port(), free_port()
-    process = await asyncio.create_subprocess_exec(
+    async with started(
         program, 'worker', '--agents', 'myapp.agents:support', '--dev', '--port', str(port), '--ui-port', str(ui_port),
-        *args, cwd=folder, env=user_env(), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
-    assert process.stdout is not None
-    lines: list[str] = []
-    try:
+        *args, cwd=folder, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    ) as process:  # fmt: skip
+        assert process.stdout is not None
+        lines: list[str] = []
         while not any(line.startswith('Worker running') for line in lines):
             line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
             assert line, ''.join(lines)
@@ -150,8 +146,7 @@ async def dev_worker(folder: Path, *args: str, program: str = AGENTS) -> AsyncIt
         assert exports == [f'127.0.0.1:{port}'], lines
         assert any(f'Web UI at http://127.0.0.1:{ui_port}' in line for line in lines), lines
         yield exports[0]
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGINT)
+        # The test passed: it stops as a person stops it, and stops cleanly (else the group is killed on the way out).
+        process.send_signal(signal.SIGINT)
         rest = (await asyncio.wait_for(process.communicate(), 60))[0].decode()
         assert process.returncode == 0, ''.join(lines) + rest

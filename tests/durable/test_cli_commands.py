@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from tests._processes import started
+
 from ._cli_helpers import AGENTS, AT_ONCE, Done, agents, dev_worker, free_port, user_env, write_project
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -39,18 +41,16 @@ async def until(command: Callable[[], Awaitable[Done]], accept: Callable[[Done],
 
 async def agents_until(folder: Path, env: dict[str, str], text: str, *args: str) -> str:
     """Run `agents ARGS...` until its output shows `text`, then stop it with Ctrl-C; returns the output so far."""
-    process = await asyncio.create_subprocess_exec(
+    async with started(
         AGENTS, *args, cwd=folder, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert process.stdout is not None
-    out = ''
-    try:
+    ) as process:  # fmt: skip
+        assert process.stdout is not None
+        out = ''
         while text not in out:  # bounded by the read timeout
             line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
             assert line, out
             out += line
-    finally:
         process.send_signal(signal.SIGINT)
         await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 130
@@ -75,15 +75,13 @@ async def test_watch_approves_with_yes_and_tells_how_to_answer_with_no_input(ser
 async def test_a_run_no_worker_picks_up_is_told_naming_its_task_queue(served: tuple[Path, str]) -> None:
     folder, address = served
     env = user_env(TEMPORAL_ADDRESS=address)
-    watcher = await asyncio.create_subprocess_exec(
+    async with started(
         AGENTS, 'run', 'support', 'hi', '--task-queue', 'nobody-polls', '--watch',
         cwd=folder, env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert watcher.stderr is not None
-    try:
+    ) as watcher:  # fmt: skip
+        assert watcher.stderr is not None
         told = [(await asyncio.wait_for(watcher.stderr.readline(), 30)).decode() for _ in range(2)]
-    finally:
         watcher.send_signal(signal.SIGINT)
         await asyncio.wait_for(watcher.communicate(), 30)
     assert "no worker polls its task queue 'nobody-polls'" in told[0], told

@@ -10,6 +10,7 @@ import asyncio
 import signal
 import sys
 import uuid
+from contextlib import AbstractAsyncContextManager
 from datetime import timedelta
 from typing import Any
 
@@ -19,6 +20,7 @@ from temporalio.client import Client, WorkflowHandle
 
 from agent import Agent, RunContext
 from agent.models.test import TestModel
+from tests._processes import started
 from worker import build_worker
 from workflows import AgentRunOutput
 
@@ -55,9 +57,9 @@ async def _start(client: Client, task_queue: str) -> WorkflowHandle[Any, AgentRu
     )
 
 
-async def _watching(address: str, task_queue: str, *args: str) -> asyncio.subprocess.Process:
-    """The `agents` command `args`, polling every 0.1 s, started with its output piped for the test to read."""
-    return await asyncio.create_subprocess_exec(
+def _watching(address: str, task_queue: str, *args: str) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
+    """The `agents` command `args`, polling every 0.1 s, with its output piped for the test to read; killed on exit."""
+    return started(
         sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
         '--poll', '0.1',
         cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
@@ -83,17 +85,12 @@ async def test_watch_says_the_workflow_task_fails_once_and_follows_the_run_once_
     address = client.service_client.config.target_host
     async with build_worker(client, {'greeter': _agent()}, task_queue=task_queue, workflow_side_errors='retry'):
         handle = await _start(client, task_queue)
-        watcher = await _watching(address, task_queue, 'watch', handle.id)
-        assert watcher.stderr is not None
-        try:
+        async with _watching(address, task_queue, 'watch', handle.id) as watcher:
+            assert watcher.stderr is not None
             told = (await asyncio.wait_for(watcher.stderr.readline(), 30)).decode()
             assert told == FAILING + '\n'
             broken = False  # a worker with fixed code: the run goes on, and the watch follows it to its end
             out, err = await asyncio.wait_for(watcher.communicate(), 30)
-        finally:
-            if watcher.returncode is None:
-                watcher.send_signal(signal.SIGINT)
-                await asyncio.wait_for(watcher.communicate(), 30)
     assert watcher.returncode == 0, err.decode()
     assert FAILING not in err.decode()  # said once, not at every poll while the task kept failing
     assert 'no worker' not in (told + err.decode()).lower()
@@ -107,11 +104,9 @@ async def test_run_watch_says_the_workflow_task_fails_although_the_worker_polls(
     broken = True
     address = client.service_client.config.target_host
     async with build_worker(client, {'greeter': _agent()}, task_queue=task_queue, workflow_side_errors='retry'):
-        watcher = await _watching(address, task_queue, 'run', 'greeter', 'hi', '--watch')
-        assert watcher.stderr is not None
-        try:
+        async with _watching(address, task_queue, 'run', 'greeter', 'hi', '--watch') as watcher:
+            assert watcher.stderr is not None
             told = (await asyncio.wait_for(watcher.stderr.readline(), 30)).decode()
-        finally:
             watcher.send_signal(signal.SIGINT)
             out, _ = await asyncio.wait_for(watcher.communicate(), 30)
         await client.get_workflow_handle(out.decode().split()[0]).terminate()

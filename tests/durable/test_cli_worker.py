@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+
+from tests._processes import started
 
 from ._cli_helpers import AGENTS, agents, free_port, user_env, write_project
 
@@ -29,14 +30,13 @@ async def dev_worker(folder: Path, port: int, ui_port: int, *agent_args: str) ->
 
     Stopped with Ctrl-C (SIGINT), and killed if it does not stop, whatever the test's outcome.
     """
-    process = await asyncio.create_subprocess_exec(
+    async with started(
         AGENTS, 'worker', *agent_args, '--dev', '--port', str(port), '--ui-port', str(ui_port),
         cwd=folder, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    assert process.stdout is not None
-    lines: list[str] = []
-    try:
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    ) as process:  # fmt: skip
+        assert process.stdout is not None
+        lines: list[str] = []
         while not lines or not lines[-1].startswith('Worker running'):
             line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
             assert line, ''.join(lines)  # the worker ended before serving
@@ -45,10 +45,6 @@ async def dev_worker(folder: Path, port: int, ui_port: int, *agent_args: str) ->
         process.send_signal(signal.SIGINT)
         rest = (await asyncio.wait_for(process.communicate(), 60))[0].decode()
         assert process.returncode == 0, ''.join(lines) + rest
-    finally:
-        if process.returncode is None:
-            os.killpg(process.pid, signal.SIGKILL)  # its whole group: the dev server it started goes too
-            await process.wait()
 
 
 async def test_the_agents_flag_repeated_serves_every_agent(tmp_path: Path) -> None:

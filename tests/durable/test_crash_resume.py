@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 import uuid
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
+from tests._processes import started
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -23,15 +25,16 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 ROOT = Path(__file__).parent.parent.parent
 
 
-async def start_worker(
+def start_worker(
     env: WorkflowEnvironment,
     task_queue: str,
     log: Path,
     *,
     stdout: int = asyncio.subprocess.DEVNULL,
     agent: str = 'crash_agent',
-) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
+) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
+    """`worker.py` serving `agent` on `task_queue`, its tools logging to `log`; killed on exit if still running."""
+    return started(
         sys.executable,
         str(ROOT / 'worker.py'),
         '--agents',
@@ -42,6 +45,7 @@ async def start_worker(
         task_queue,
         cwd=ROOT,
         env={**os.environ, 'CRASH_LOG': str(log), 'PYTHONPATH': str(ROOT)},
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=stdout,
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -64,24 +68,20 @@ async def kill_mid_slow_step_and_restart(
 ) -> tuple[AgentRunOutput, float, WorkflowHandle[Any, Any]]:
     """Start a run, SIGKILL its worker inside `slow_step`, start another; the result, seconds from the new worker's
     start (the first worker's death) to the result, and the run's handle."""
-    first = await start_worker(env, task_queue, log, agent=agent)
-    handle = await client.start_workflow(
-        AgentWorkflow.run,
-        AgentRunInput(agent='crash_agent', prompt='go'),
-        id=f'crash-{uuid.uuid4()}',
-        task_queue=task_queue,
-    )
-    await wait_for_line(log, 'slow_step slow-1')
-    first.send_signal(signal.SIGKILL)
-    await first.wait()
+    async with start_worker(env, task_queue, log, agent=agent) as first:
+        handle = await client.start_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='crash_agent', prompt='go'),
+            id=f'crash-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+        await wait_for_line(log, 'slow_step slow-1')
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
 
-    second = await start_worker(env, task_queue, log, agent=agent)
-    restarted = time.monotonic()
-    try:
+    async with start_worker(env, task_queue, log, agent=agent):
+        restarted = time.monotonic()
         result: AgentRunOutput = await asyncio.wait_for(handle.result(), 40)
-    finally:
-        second.kill()
-        await second.wait()
     return result, time.monotonic() - restarted, handle
 
 
@@ -107,27 +107,23 @@ async def test_sigterm_lets_the_running_tool_finish_before_the_worker_exits(
     temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
 ) -> None:
     log = tmp_path / 'tools.log'
-    first = await start_worker(temporal_env, task_queue, log, stdout=asyncio.subprocess.PIPE)
-    handle = await client.start_workflow(
-        AgentWorkflow.run,
-        AgentRunInput(agent='crash_agent', prompt='go'),
-        id=f'sigterm-{uuid.uuid4()}',
-        task_queue=task_queue,
-    )
-    await wait_for_line(log, 'slow_step slow-1')
-    first.send_signal(signal.SIGTERM)
-    output, _ = await asyncio.wait_for(first.communicate(), 15)
+    async with start_worker(temporal_env, task_queue, log, stdout=asyncio.subprocess.PIPE) as first:
+        handle = await client.start_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='crash_agent', prompt='go'),
+            id=f'sigterm-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+        await wait_for_line(log, 'slow_step slow-1')
+        first.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.wait_for(first.communicate(), 15)
     assert first.returncode == 0
     assert 'Stopping: finishing the calls in hand' in output.decode()
     assert 'Worker stopped' in output.decode()
 
     # The slow tool finished on the stopping worker; the next worker only makes the last model request.
-    second = await start_worker(temporal_env, task_queue, log)
-    try:
+    async with start_worker(temporal_env, task_queue, log):
         result: AgentRunOutput = await asyncio.wait_for(handle.result(), 30)
-    finally:
-        second.kill()
-        await second.wait()
     assert result.output == 'quick done | slow done'
     assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1']
 

@@ -9,12 +9,16 @@ import os
 import signal
 import sys
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
 from temporalio.client import Client
 
+from tests._processes import kill_group, started
 from tests.ui.web._agents import chat_agent
 from workflows.chat import chat_workflow_id
 
@@ -38,25 +42,42 @@ async def first_line(process: asyncio.subprocess.Process) -> str:
     return line
 
 
-async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Client, task_queue: str):
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        '-m',
-        'workflows.chat',
-        '--agents',
-        f'{__name__}:assistant',
-        '--address',
-        client.service_client.config.target_host,
-        '--task-queue',
-        task_queue,
-        '--port',
-        '0',
-        '--token',
-        'command-token',
+@asynccontextmanager
+async def serving(*args: str, **kwargs: Any) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The command `args` started, its output piped; on exit it is stopped with Ctrl-C (SIGINT).
+
+    Killed with all it started if it has not stopped `BOUND` seconds later, which fails a test that had passed so far.
+    """
+    async with started(
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-    )
-    try:
+        **kwargs,
+    ) as process:
+        passed = False
+        try:
+            yield process
+            passed = True
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                async with asyncio.timeout(BOUND):
+                    await process.wait()
+            except TimeoutError:
+                kill_group(process.pid)
+                assert process.stderr is not None
+                err = (await asyncio.wait_for(process.stderr.read(), BOUND)).decode()
+                if passed:
+                    pytest.fail(f'the command did not stop on SIGINT: {err[-3000:]}')
+
+
+async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Client, task_queue: str):
+    async with serving(
+        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant'],
+        *['--address', client.service_client.config.target_host, '--task-queue', task_queue],
+        *['--port', '0', '--token', 'command-token'],
+    ) as process:
         line = await first_line(process)
         url = line.split(': ', 1)[1].strip()
         base = url.split('/#', 1)[0]
@@ -67,15 +88,6 @@ async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Cl
             page = await http.get('/')
             refused = await http.get('/api/agents')
             answer = await http.post('/api/chat', json=body, headers=headers)
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            async with asyncio.timeout(BOUND):
-                await process.wait()
-        except TimeoutError:
-            process.kill()
-            assert process.stderr is not None
-            pytest.fail(f'the command did not stop on SIGINT: {(await process.stderr.read()).decode()[-3000:]}')
 
     assert line.startswith('Chat with assistant: http://127.0.0.1:')
     assert url.endswith('/#token=command-token')
@@ -87,41 +99,25 @@ async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Cl
 
 async def test_without_a_worker_the_command_prints_how_worker_processes_publish_to_it(client: Client, task_queue: str):
     address = client.service_client.config.target_host
-    server = await asyncio.create_subprocess_exec(
+    async with serving(
         *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
         *['--address', address, '--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    processes = [server]
-    try:
+    ) as server:
         assert server.stdout is not None
         async with asyncio.timeout(BOUND):
             page_line = (await server.stdout.readline()).decode()
             events_line = (await server.stdout.readline()).decode()
         settings = dict(item.split('=', 1) for item in events_line.split(': ', 1)[1].split())
-        worker = await asyncio.create_subprocess_exec(
+        async with serving(
             *[sys.executable, '-m', 'worker', '--agents', f'{__name__}:assistant'],
             *['--address', address, '--task-queue', task_queue],
             env={**os.environ, **settings},
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        processes.append(worker)
-        base = page_line.split(': ', 1)[1].strip().split('/#', 1)[0]
-        message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from a worker process'}]}
-        body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
-        async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
-            answer = await http.post('/api/chat', json=body, headers={'Authorization': 'Bearer command-token'})
-    finally:
-        for process in processes:
-            process.send_signal(signal.SIGINT)
-        for process in processes:
-            try:
-                async with asyncio.timeout(BOUND):
-                    await process.wait()
-            except TimeoutError:
-                process.kill()
+        ):
+            base = page_line.split(': ', 1)[1].strip().split('/#', 1)[0]
+            message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from a worker process'}]}
+            body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
+            async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
+                answer = await http.post('/api/chat', json=body, headers={'Authorization': 'Bearer command-token'})
 
     assert settings['AGENT_CHAT_EVENTS_URL'] == f'{base}/internal/turn-events'
     assert settings['AGENT_CHAT_EVENTS_TOKEN']
@@ -134,28 +130,18 @@ async def test_the_command_connects_to_the_server_its_environment_configuration_
     # No --address: TEMPORAL_ADDRESS says where the server is, as for every other command.
     env = {k: v for k, v in os.environ.items() if not k.startswith('TEMPORAL_')}
     env['TEMPORAL_ADDRESS'] = client.service_client.config.target_host
-    process = await asyncio.create_subprocess_exec(
+    conversation = f'env-{uuid.uuid4().hex[:8]}'
+    async with serving(
         *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant'],
         *['--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
         env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    conversation = f'env-{uuid.uuid4().hex[:8]}'
-    try:
+    ) as process:
         line = await first_line(process)
         base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
         message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'where am I'}]}
         body = {'id': conversation, 'trigger': 'submit-message', 'messages': [message]}
         async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
             answer = await http.post('/api/chat', json=body, headers={'Authorization': 'Bearer command-token'})
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            async with asyncio.timeout(BOUND):
-                await process.wait()
-        except TimeoutError:
-            process.kill()
 
     chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
     assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: where am I'
@@ -166,27 +152,17 @@ async def test_the_command_connects_to_the_server_its_environment_configuration_
 
 async def test_the_command_answers_a_host_name_it_is_told_to_allow(client: Client, task_queue: str):
     # In a compose file the workers post to http://chat:8000: a name the DNS rebinding check refuses by default.
-    process = await asyncio.create_subprocess_exec(
+    async with serving(
         *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
         *['--address', client.service_client.config.target_host, '--task-queue', task_queue, '--port', '0'],
         *['--allow-host', 'chat'],
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
+    ) as process:
         line = await first_line(process)
         base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
         port = base.rsplit(':', 1)[1]
         async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
             allowed = await http.get('/api/whoami', headers={'Host': f'chat:{port}'})
             refused = await http.get('/api/whoami', headers={'Host': f'elsewhere:{port}'})
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            async with asyncio.timeout(BOUND):
-                await process.wait()
-        except TimeoutError:
-            process.kill()
 
     assert allowed.status_code == 200
     assert refused.status_code == 421
@@ -205,16 +181,12 @@ async def test_agents_chat_with_the_agents_flag_repeated_offers_and_serves_every
 ):
     folder = write_project(tmp_path)
     (folder / 'myapp' / 'other.py').write_text(HELPER_MODULE)
-    process = await asyncio.create_subprocess_exec(
+    async with serving(
         *[AGENTS, 'chat', '--agents', 'myapp.agents:support', '--agents', 'myapp.other:helper'],
         *['--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
         cwd=folder,
         env=user_env(TEMPORAL_ADDRESS=client.service_client.config.target_host),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
+    ) as process:
         line = await first_line(process)
         base = line.split(': ', 1)[1].strip().split('/#', 1)[0]
         headers = {'Authorization': 'Bearer command-token'}
@@ -223,14 +195,6 @@ async def test_agents_chat_with_the_agents_flag_repeated_offers_and_serves_every
         async with httpx2.AsyncClient(base_url=base, timeout=BOUND) as http:
             offered = await http.get('/api/agents', headers=headers)
             answer = await http.post('/api/chat', json={**body, 'agent': 'helper'}, headers=headers)
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            async with asyncio.timeout(BOUND):
-                await process.wait()
-        except TimeoutError:
-            os.killpg(process.pid, signal.SIGKILL)
-            await process.wait()
 
     # Before, the second flag replaced the first: the page offered only the helper.
     assert line.startswith('Chat with support, helper: http://127.0.0.1:')

@@ -24,7 +24,7 @@ from workflows._encryption import KEY_ID_METADATA, KEYS_ENV_VAR
 from workflows.client import AgentClient
 
 from .test_agent_workflow import scripted, wait_for_status
-from .test_human_cli import cli, output
+from .test_human_cli import command
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -147,7 +147,7 @@ async def test_the_worker_client_and_command_line_encrypt_with_keys_from_the_env
     assert [secret for secret in SECRETS if secret.encode() in stored] == []
     assert key_ids_in(stored, EncryptionCodec({'env-key': KEY_A})) == {'env-key'}
     # The command line (a process of its own, with the same environment) reads the result.
-    assert json.loads(await output(await cli(temporal_env, task_queue, 'result', workflow_id))) == OUTPUT
+    assert json.loads(await command(temporal_env, task_queue, 'result', workflow_id)) == OUTPUT
 
 
 async def test_a_run_started_under_key_a_finishes_and_reads_back_after_rotating_to_b(

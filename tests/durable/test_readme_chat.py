@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests._processes import kill_group, popen
 from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS
 from worker import temporal_cli_path
 from workflows._search_attributes import dev_server_search_attribute_args
@@ -86,40 +87,35 @@ def run(command: str, folder: Path, **env: str) -> Iterator[Running]:
         name, _, value = words.pop(0).partition('=')
         env[name] = value
     assert words[0] == 'agents', command
-    process = subprocess.Popen(
-        [AGENTS, *words[1:]],
-        cwd=folder,
-        env=user_env(**env),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    running = Running(process)
-    assert process.stdout is not None
-    stdout = process.stdout
+    with popen(
+        [AGENTS, *words[1:]], cwd=folder, env=user_env(**env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    ) as process:
+        running = Running(process)
+        assert process.stdout is not None
+        stdout = process.stdout
 
-    def read() -> None:
-        for line in stdout:
-            running.lines.put(line)
-        running.lines.put('')
+        def read() -> None:
+            for line in stdout:
+                running.lines.put(line)
+            running.lines.put('')
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        yield running
-    finally:
-        process.send_signal(signal.SIGINT)
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         try:
-            code = process.wait(STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_SECONDS)
-            code = None
-        reader.join(STOP_SECONDS)
-        stdout.close()
-        while not running.lines.empty():
-            running.seen.append(running.lines.get())
-        assert code == 0, f'{command!r} did not stop cleanly on Ctrl-C ({code}):\n{"".join(running.seen)}'
+            yield running
+        finally:
+            process.send_signal(signal.SIGINT)
+            try:
+                code = process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                kill_group(process.pid)  # with what it started
+                process.wait(STOP_SECONDS)
+                code = None
+            reader.join(STOP_SECONDS)
+            stdout.close()
+            while not running.lines.empty():
+                running.seen.append(running.lines.get())
+            assert code == 0, f'{command!r} did not stop cleanly on Ctrl-C ({code}):\n{"".join(running.seen)}'
 
 
 @pytest.fixture(scope='module')
@@ -165,8 +161,7 @@ def server_address() -> Iterator[str]:
         port = probe.getsockname()[1]
     command = [temporal_cli_path(), 'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', str(port)]
     command += ['--log-level', 'error', *dev_server_search_attribute_args()]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as process:
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:  # bounded: the server listens once it serves
             try:
@@ -177,9 +172,6 @@ def server_address() -> Iterator[str]:
                 assert time.monotonic() < deadline, 'the dev server did not start'
                 time.sleep(0.1)
         yield f'127.0.0.1:{port}'
-    finally:
-        process.terminate()
-        process.wait(STOP_SECONDS)
 
 
 def test_the_section_shows_the_committed_screenshot_of_the_page():

@@ -9,12 +9,14 @@ import socket
 import sys
 import urllib.request
 import uuid
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import pytest
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from tests._processes import started
 from tests.instrumentation._otel import Telemetry
 from worker import build_worker, connect
 from workflows.client import AgentClient
@@ -25,10 +27,11 @@ from .test_crash_resume import ROOT, wait_for_line
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 
-async def start_traced_worker(
+def start_traced_worker(
     env: WorkflowEnvironment, task_queue: str, log: Path, spans: Path
-) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
+) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
+    """`worker.py` with the traced crash agent, writing its spans to `spans`; killed on exit if still running."""
+    return started(
         sys.executable,
         str(ROOT / 'worker.py'),
         '--agents',
@@ -39,6 +42,7 @@ async def start_traced_worker(
         task_queue,
         cwd=ROOT,
         env={**os.environ, 'CRASH_LOG': str(log), 'TRACE_FILE': str(spans), 'PYTHONPATH': str(ROOT)},
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -50,17 +54,13 @@ async def test_a_worker_killed_mid_tool_leaves_one_trace_with_each_span_once(
     telemetry = Telemetry.create()
     log, spans = tmp_path / 'tools.log', tmp_path / 'spans.jsonl'
     agents = AgentClient(client, task_queue=task_queue, tracer_provider=telemetry.tracer_provider)
-    first = await start_traced_worker(temporal_env, task_queue, log, spans)
-    handle = await agents.start('traced_crash_agent', 'go', workflow_id=f'traced-crash-{uuid.uuid4()}')
-    await wait_for_line(log, 'slow_step slow-1')
-    first.send_signal(signal.SIGKILL)
-    await first.wait()
-    second = await start_traced_worker(temporal_env, task_queue, log, spans)
-    try:
+    async with start_traced_worker(temporal_env, task_queue, log, spans) as first:
+        handle = await agents.start('traced_crash_agent', 'go', workflow_id=f'traced-crash-{uuid.uuid4()}')
+        await wait_for_line(log, 'slow_step slow-1')
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+    async with start_traced_worker(temporal_env, task_queue, log, spans):
         output = await asyncio.wait_for(handle.result(), 30)
-    finally:
-        second.kill()
-        await second.wait()
     assert output.output == 'quick done | slow done'
 
     client_spans = [SeenSpan.from_sdk(span) for span in telemetry.spans()]

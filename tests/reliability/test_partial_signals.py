@@ -13,8 +13,7 @@ from temporalio.testing import WorkflowEnvironment
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
-from tests.durable.test_human_cli import cli
-from tests.durable.test_human_cli import output as cli_output
+from tests.durable.test_human_cli import command
 from worker import build_worker
 from workflows import AgentRunOutput, AgentWorkflow, RunStatus
 
@@ -80,7 +79,7 @@ async def test_a_half_valid_approval_applies_the_valid_part_and_lists_the_rest(
         pending = await handle.query(AgentWorkflow.pending_deferred_tools)
         assert pending is not None
         assert pending.tool_call_ids == ['del-b']  # del-a's approval was kept
-        shown = await cli_output(await cli(temporal_env, task_queue, 'status', handle.id))
+        shown = await command(temporal_env, task_queue, 'status', handle.id)
         assert shown.splitlines()[1:] == [f'  rejected ({r.tool_call_id}): {r.reason}' for r in status.rejected]
         # Resolving del-a again is refused (already resolved); del-b's denial goes through.
         await handle.signal(
