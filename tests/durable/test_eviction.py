@@ -52,6 +52,12 @@ def _cached(worker: AgentWorker, run_id: str) -> bool:
     return run_id in worker._workflow_worker._running_workflows  # pyright: ignore[reportOptionalMemberAccess]
 
 
+def _resetting(worker: AgentWorker) -> bool:
+    # The stickiness resets the worker has sent and not seen answered (private, like `_cached`).
+    evictions = worker._evictions
+    return evictions is not None and bool(evictions._resets)
+
+
 async def _until(condition: Any, what: str) -> None:
     async with asyncio.timeout(5):
         while True:
@@ -142,7 +148,8 @@ async def test_an_evicted_run_resumes_from_the_queue_every_worker_polls(client: 
     async with first:
         handle = await _start(client, task_queue)
         await _until(lambda: first.waiting_runs_evicted >= 1, 'the waiting run was never evicted')
-        await asyncio.sleep(0.5)  # the stickiness reset is sent after the eviction, off the workflow task's path
+        # The stickiness reset is sent after the eviction, off the workflow task's path: wait until it is answered.
+        await _until(lambda: not _resetting(first), "the run's stickiness was never reset")
     # The worker that served the run is gone; another one takes the approval's workflow task straight away, from the
     # normal queue, instead of after the dead worker's sticky queue timed out.
     async with build_worker(client, AGENTS, task_queue=task_queue):

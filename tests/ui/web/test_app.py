@@ -248,17 +248,30 @@ async def test_resume_is_204_when_no_turn_runs(client: httpx2.AsyncClient):
     assert response.content == b''
 
 
+class ResumeNotingBackend(InProcessChatBackend):
+    """Sets `resumed` (once a test gives it one) when it hands a running turn's stream to a resuming reader."""
+
+    resumed: asyncio.Event | None = None
+
+    async def resume(self, conversation_id: str, owner: str) -> AsyncIterator[NativeEvent] | None:
+        events = await super().resume(conversation_id, owner)
+        if events is not None and self.resumed is not None:
+            self.resumed.set()
+        return events
+
+
 async def test_resume_replays_the_running_turn_from_its_start():
     gate = asyncio.Event()
-    backend = InProcessChatBackend({'assistant': chat_agent(gate=gate)})
+    backend = ResumeNotingBackend({'assistant': chat_agent(gate=gate)})
     app = create_chat_app(backend, auth=bearer_token_auth(TOKEN))
     async with client_for(app) as client:
         started = asyncio.create_task(client.post('/api/chat', json=user_body('c1', 'slow words'), headers=AUTH))
         # The turn is held after its first word: the server's history has the new message and no answer yet.
         await wait_for_first_word(backend, 'c1')
         during = (await client.get('/api/chat/c1/messages', headers=AUTH)).json()
+        backend.resumed = asyncio.Event()
         resumed = asyncio.create_task(client.get('/api/chat/c1/stream', headers=AUTH))
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(backend.resumed.wait(), 5)  # the request holds the turn's stream before it may end
         gate.set()
         first, again = await started, await resumed
 
