@@ -27,6 +27,7 @@ import uvicorn
 from playwright.sync_api import Browser, Locator, Page, Response, expect, sync_playwright
 from temporalio.testing import WorkflowEnvironment
 
+from tests._processes import kill_group
 from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS, TOKEN, Pages, conversation, send
 from worker import CHAT_EVENTS_TOKEN_ENV, CHAT_EVENTS_URL_ENV, connect
 from workflows.chat import TURN_EVENTS_PATH
@@ -107,7 +108,10 @@ class Workers:
         }
         command = [sys.executable, '-m', 'worker', '--agents', AGENT, '--address', self.address]
         command += ['--task-queue', self.task_queue, '--graceful-shutdown', '0']
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # A group of its own, so that `stop` can kill whatever it might have started with it.
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.processes.append(process)
         return process
 
@@ -126,7 +130,7 @@ class Workers:
             try:
                 process.wait(BOUND)
             except subprocess.TimeoutExpired:
-                process.kill()
+                kill_group(process.pid)
                 process.wait(BOUND)
         for log in self._log_files:
             log.close()

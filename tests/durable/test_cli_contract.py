@@ -10,6 +10,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from tests._processes import started
 from worker import build_worker, temporal_cli_path
 
 from .test_agent_workflow import AGENTS, tool_log
@@ -19,15 +20,16 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 async def temporal(env: WorkflowEnvironment, *args: str) -> str:
     address = env.client.service_client.config.target_host
-    process = await asyncio.create_subprocess_exec(
+    async with started(
         temporal_cli_path(),
         *args,
         '--address',
         address,
+        stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), 30)
+    ) as process:
+        out, err = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, err.decode()
     return out.decode()
 

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from tests._processes import started
 from workflows.client import AgentClient
 
 from ._cli_helpers import AGENTS, free_port, user_env, write_project
@@ -108,11 +109,10 @@ async def test_the_worker_command_exports_spans_and_metrics_and_serves_prometheu
             OTEL_BSP_SCHEDULE_DELAY='100',
             OTEL_METRIC_EXPORT_INTERVAL='200',
         )
-        process = await asyncio.create_subprocess_exec(
-            *program, '--task-queue', task_queue, cwd=folder, env=env,
+        async with started(
+            *program, '--task-queue', task_queue, cwd=folder, env=env, stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        try:
+        ) as process:  # fmt: skip
             await eventually(
                 lambda: 'temporal_' in scrape(metrics_address), 'Temporal metrics on the Prometheus address'
             )
@@ -127,9 +127,7 @@ async def test_the_worker_command_exports_spans_and_metrics_and_serves_prometheu
                 'the GenAI duration metric',
             )
             await handle.terminate('test over')
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGINT)
             _, err = await asyncio.wait_for(process.communicate(), 60)
     assert b'support-worker' in b''.join(received['/v1/traces'])  # OTEL_SERVICE_NAME names the resource
     assert process.returncode == 0, err.decode()[-2000:]

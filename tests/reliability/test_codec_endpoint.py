@@ -28,6 +28,7 @@ from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
 from deploy.codec_server import DEFAULT_MAX_INFLATED_PAYLOAD_BYTES, CodecServer
+from tests._processes import popen
 from tests.durable.test_cli_contract import temporal
 from worker import start_dev_server, web_ui_url
 
@@ -199,7 +200,7 @@ async def test_the_temporal_cli_sends_the_token_with_codec_auth(
 def codec_process(*args: str, env: dict[str, str]) -> Iterator[str]:
     """`python -m deploy.codec_server` on a free port; yields its URL."""
     command = [sys.executable, '-m', 'deploy.codec_server', '--port', '0', *args]
-    with subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE, text=True) as process:
+    with popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE) as process:
         assert process.stdout is not None
         try:
             with selectors.DefaultSelector() as selector:
