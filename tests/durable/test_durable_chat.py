@@ -31,6 +31,8 @@ from workflows.chat import DurableChatBackend, TurnEvent, TurnEventHub, TurnEven
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 BOUND = 10.0
+TURN_BOUND = 60.0
+"""Seconds for a streamed turn to end on a busy machine (the ASGI transport applies no timeout of its own)."""
 ALICE = {'X-Owner': 'alice'}
 
 
@@ -72,8 +74,10 @@ class Chat:
 
 @asynccontextmanager
 async def durable_chat(
-    client: Client, task_queue: str, agent: Agent[None, str], notifier: Any = None
+    client: Client, task_queue: str, agent: Agent[None, str], notifier: Any = None, gate: asyncio.Event | None = None
 ) -> AsyncIterator[Chat]:
+    """A `Chat` over `agent`; its `gate` (which holds the agent's turns) is opened on the way out, whatever happened,
+    so that a test failing mid-turn fails at once instead of leaving the worker to wait for the held turn."""
     hub = TurnEventHub()
     backend = DurableChatBackend(client, agents=['assistant'], task_queue=task_queue, hub=hub)
     publisher = CurrentHubPublisher(hub)
@@ -87,6 +91,8 @@ async def durable_chat(
         try:
             yield Chat(client, task_queue, hub, publisher, backend, http, f'c-{uuid.uuid4().hex[:12]}')
         finally:
+            if gate is not None:
+                gate.set()
             backend.close()
 
 
@@ -245,7 +251,7 @@ async def test_another_owner_reaches_none_of_a_conversation(client: Client, task
 
 async def test_resume_while_a_turn_runs_replays_it_from_its_start(client: Client, task_queue: str):
     gate = asyncio.Event()
-    async with durable_chat(client, task_queue, chat_agent(gate=gate)) as chat:
+    async with durable_chat(client, task_queue, chat_agent(gate=gate), gate=gate) as chat:
         reader = chat.hub.subscribe(chat_workflow_id(chat.chat_id))
         started = asyncio.create_task(
             chat.http.post('/api/chat', json=user_body(chat.chat_id, 'slow words'), headers=ALICE)
@@ -255,7 +261,7 @@ async def test_resume_while_a_turn_runs_replays_it_from_its_start(client: Client
         during = (await chat.http.get(f'/api/chat/{chat.chat_id}/messages', headers=ALICE)).json()
         resumed = asyncio.create_task(chat.http.get(f'/api/chat/{chat.chat_id}/stream', headers=ALICE))
         gate.set()
-        first, again = await started, await resumed
+        first, again = await asyncio.wait_for(asyncio.gather(started, resumed), TURN_BOUND)
         after = await chat.http.get(f'/api/chat/{chat.chat_id}/stream', headers=ALICE)
 
     assert [m['role'] for m in during] == ['user']
@@ -295,7 +301,7 @@ async def test_the_history_survives_a_chat_server_restart(client: Client, task_q
 
 async def test_stop_cancels_the_running_turn(client: Client, task_queue: str):
     gate = asyncio.Event()
-    async with durable_chat(client, task_queue, chat_agent(gate=gate)) as chat:
+    async with durable_chat(client, task_queue, chat_agent(gate=gate), gate=gate) as chat:
         reader = chat.hub.subscribe(chat_workflow_id(chat.chat_id))
         started = asyncio.create_task(
             chat.http.post('/api/chat', json=user_body(chat.chat_id, 'never finished'), headers=ALICE)
@@ -303,7 +309,7 @@ async def test_stop_cancels_the_running_turn(client: Client, task_queue: str):
 
         await first_word(reader)
         stopped = await chat.http.post(f'/api/chat/{chat.chat_id}/stop', headers=ALICE)
-        cut = await started
+        cut = await asyncio.wait_for(started, TURN_BOUND)
         after = await chat.http.get(f'/api/chat/{chat.chat_id}/stream', headers=ALICE)
         gate.set()
 
@@ -314,7 +320,7 @@ async def test_stop_cancels_the_running_turn(client: Client, task_queue: str):
 
 async def test_the_history_of_a_cancelled_turn_shows_the_steps_it_completed(client: Client, task_queue: str):
     gate = asyncio.Event()
-    async with durable_chat(client, task_queue, looking_agent(gate)) as chat:
+    async with durable_chat(client, task_queue, looking_agent(gate), gate=gate) as chat:
         reader = chat.hub.subscribe(chat_workflow_id(chat.chat_id))
         started = asyncio.create_task(
             chat.http.post('/api/chat', json=user_body(chat.chat_id, 'where is it?'), headers=ALICE)
@@ -322,7 +328,7 @@ async def test_the_history_of_a_cancelled_turn_shows_the_steps_it_completed(clie
 
         await first_word(reader, 'Found')
         stopped = await chat.http.post(f'/api/chat/{chat.chat_id}/stop', headers=ALICE)
-        await started
+        await asyncio.wait_for(started, TURN_BOUND)
         messages = (await chat.http.get(f'/api/chat/{chat.chat_id}/messages', headers=ALICE)).json()
         gate.set()
 

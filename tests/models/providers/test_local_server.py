@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from agent.exceptions import ModelHTTPError
 from agent.messages import ModelResponse, TextPart
 from agent.models.openai import OpenAIChatModel
 from agent.providers.openai import OpenAIProvider
+from tests._processes import run
 
 from ._local_server import LocalOpenAIServer, Reply
 
@@ -112,14 +112,12 @@ def test_the_demo_runs_with_a_real_model_named_on_the_command_line():
     ]
     with LocalOpenAIServer(replies) as server:
         env = {**os.environ, 'OPENAI_BASE_URL': server.base_url, 'OPENAI_API_KEY': 'demo-key'}
-        done = subprocess.run(
+        # Killed with the dev server it starts if it takes too long.
+        done = run(
             [sys.executable, 'worker.py', '--demo', 'approve', '--model', 'openai:local-model'],
             cwd=ROOT,
             env=env,
-            capture_output=True,
-            text=True,
             timeout=120,
-            check=False,
         )
 
     assert done.returncode == 0, done.stderr
