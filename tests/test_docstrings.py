@@ -200,3 +200,34 @@ def test_attribute_docstrings_describe_fields_of_a_single_object_parameter_and_o
     assert properties['height'] == {'type': 'integer'}
     nested = function_schema(measure_both).json_schema['$defs']['Box']['properties']
     assert nested['width']['description'] == 'Across, in centimetres.'
+
+
+def test_only_tools_whose_parameters_hold_a_dataclass_or_typed_dict_read_source_for_attribute_docstrings(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Reading attribute docstrings parses source files; a tool of plain parameters (most tools) must not pay
+    for that, and must not race other threads' parsing on CPython 3.11 when toolsets are built in threads."""
+    import inspect
+
+    from agent._function_schema import function_schema
+
+    read: list[object] = []
+    getsourcelines = inspect.getsourcelines
+
+    def counting(obj: object) -> object:
+        read.append(obj)
+        return getsourcelines(obj)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(inspect, 'getsourcelines', counting)
+
+    def add(a: int, b: list[str], c: dict[str, float] | None = None) -> int:
+        return a
+
+    def measure(first: Box, second: list[Box]) -> int:
+        return first['width']
+
+    function_schema(add)
+    assert read == []
+    nested = function_schema(measure).json_schema['$defs']['Box']['properties']
+    assert nested['width']['description'] == 'Across, in centimetres.'
+    assert read
