@@ -17,9 +17,9 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import SchemaValidator, core_schema
 from typing_extensions import ParamSpec, TypeVar
 
-from . import _function_schema
 from ._docstrings import DocstringFormat
-from ._function_schema import GenerateToolJsonSchema
+from ._function_schema import FunctionSchema, GenerateToolJsonSchema
+from ._function_schema import function_schema as build_function_schema
 from ._run_context import AgentDepsT, RunContext
 from ._threads import call_maybe_async, is_async_callable
 from ._tool_def import ToolDefinition
@@ -198,7 +198,7 @@ class Tool(Generic[ToolAgentDepsT]):
     """Whether the tool is hidden from the model until tool search reveals it."""
     include_return_schema: bool | None
     """Whether to send the return schema to the model (`None`: only with `IncludeToolReturnSchemas`)."""
-    function_schema: _function_schema.FunctionSchema = field(repr=False)
+    function_schema: FunctionSchema = field(repr=False)
     """The base JSON schema and validator of the parameters, and the way to call the function.
 
     The `prepare` function or the model may still modify the schema sent in a request.
@@ -223,7 +223,7 @@ class Tool(Generic[ToolAgentDepsT]):
         timeout: float | None = None,
         defer_loading: bool = False,
         include_return_schema: bool | None = None,
-        function_schema: _function_schema.FunctionSchema | None = None,
+        function_schema: FunctionSchema | None = None,
     ) -> None:
         """Create a tool.
 
@@ -259,7 +259,8 @@ class Tool(Generic[ToolAgentDepsT]):
             if not isinstance(name, str):
                 raise UserError(f'Cannot infer a tool name from {function!r}; pass `name=` to Tool()')
         self.name = name
-        self.function_schema = function_schema or _function_schema.function_schema(
+        # The builder is imported under another name: the `function_schema` argument shadows its own.
+        self.function_schema = function_schema or build_function_schema(
             function,
             schema_generator,
             takes_ctx=takes_ctx,
@@ -310,7 +311,7 @@ class Tool(Generic[ToolAgentDepsT]):
         Returns:
             A tool that calls the function.
         """
-        schema = _function_schema.FunctionSchema(
+        schema = FunctionSchema(
             function=function,
             description=description,
             validator=_ANY_OBJECT_VALIDATOR,

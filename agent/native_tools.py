@@ -9,7 +9,8 @@ agent = Agent('anthropic:claude-sonnet-4-6', native_tools=[WebSearchTool()])
 
 import sys
 
-from . import _native_tool_search
+import agent._native_tool_search as _native_tool_search
+
 from .builtin_tools import (
     BUILTIN_TOOL_TYPES,
     DEPRECATED_NATIVE_TOOLS,
