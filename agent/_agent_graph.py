@@ -4,6 +4,10 @@ All run state lives in `GraphAgentState` (plain, serializable data). Everything 
 (the agent, the model, toolsets, capabilities, the ports) lives in `GraphAgentDeps`, rebuilt whenever a
 run is (re)started. Nodes are small dataclasses holding only messages, so a run can be suspended
 between any two nodes and resumed from its state and the next node.
+
+What a model response leads to is worked out below the graph, in `_call_tools` (tool calls) and `_call_output`
+(text, image and output tools): they return the request that answers the response, or the `End`, and
+`CallToolsNode` makes the next node of it. So the handlers never import the nodes, and the graph imports them.
 """
 
 from __future__ import annotations
@@ -11,11 +15,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Generic
+from typing import Any, Generic
 
 from typing_extensions import TypeVar
 
-from ._agent_graph_state import GraphAgentDeps, GraphAgentState, RunCheckpoint
+from ._agent_graph_state import GraphAgentDeps, GraphAgentState, RunCheckpoint, check_output_retries
+from ._call_tools import handle_response
 from ._content import UserContent
 from ._deferred import DeferredToolResult, DeferredToolResults
 from ._env import now_utc
@@ -41,13 +46,10 @@ from ._threads import call_maybe_async
 from ._tool_def import ToolDefinition, ToolPartKind
 from ._tool_manager import ToolManager
 from ._typed_tool_parts import narrow_tool_call_part
-from .exceptions import ModelRetry, UnexpectedModelBehavior, UserError
+from .exceptions import ModelRetry, UserError
 from .graph import BaseNode, End
 from .models import ModelRequestParameters
 from .result import FinalResult
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = (
     'CallToolsNode',
@@ -393,22 +395,5 @@ class CallToolsNode(_AgentNode[DepsT, OutputT]):
         """Run the node."""
         if self._streamed_next is not None:
             return self._streamed_next
-        return await _call_tools.handle_response(self, state, deps)
-
-
-def check_output_retries(
-    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], error: str, *, max_retries: int | None = None
-) -> None:
-    """Count an output retry, raising once the budget (the agent's, or an output tool's own) is spent."""
-    limit = deps.max_output_retries if max_retries is None else max_retries
-    state.retries += 1
-    if state.retries > limit:
-        from ._unusable_response import check_incomplete_tool_call
-
-        # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
-        check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
-        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({limit})', body=error)
-
-
-# Bound last, as a module: it imports this one (its names are looked up when a node runs, not here).
-from . import _call_tools  # noqa: E402
+        outcome = await handle_response(self, state, deps)
+        return ModelRequestNode(outcome) if isinstance(outcome, ModelRequest) else outcome

@@ -17,6 +17,8 @@ from ._parts import ModelMessage, ModelRequest
 from ._ports import RunPorts
 from ._run_context import PendingMessage, RunContext
 from ._tool_manager import ToolManager
+from ._unusable_response import check_incomplete_tool_call
+from .exceptions import UnexpectedModelBehavior
 from .output import OutputSchema, OutputValidator
 from .settings import ModelSettings
 from .usage import RunUsage, UsageLimits
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     from .models import Model
     from .toolsets import AbstractToolset
 
-__all__ = ('EventSink', 'GraphAgentDeps', 'GraphAgentState', 'RunCheckpoint')
+__all__ = ('EventSink', 'GraphAgentDeps', 'GraphAgentState', 'RunCheckpoint', 'check_output_retries')
 
 DepsT = TypeVar('DepsT', default=None)
 OutputT = TypeVar('OutputT', default=str)
@@ -145,3 +147,15 @@ class GraphAgentDeps(Generic[DepsT, OutputT]):
         """Send an event to the run's event stream, if anyone is listening."""
         if self.event_sink is not None:
             await self.event_sink(event)
+
+
+def check_output_retries(
+    state: GraphAgentState, deps: GraphAgentDeps[Any, Any], error: str, *, max_retries: int | None = None
+) -> None:
+    """Count an output retry, raising once the budget (the agent's, or an output tool's own) is spent."""
+    limit = deps.max_output_retries if max_retries is None else max_retries
+    state.retries += 1
+    if state.retries > limit:
+        # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
+        check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
+        raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({limit})', body=error)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from ._agent_graph import GraphAgentDeps, GraphAgentState, ModelRequestNode, check_output_retries
+from ._agent_graph_state import GraphAgentDeps, GraphAgentState, check_output_retries
 from ._content import BinaryImage
 from ._events import OutputToolCallEvent, OutputToolResultEvent
 from ._output_pipeline import process_image_output, process_none_output, process_text_output, process_tool_output
@@ -145,7 +145,7 @@ def output_context(
 
 async def handle_text(
     response: ModelResponse, state: GraphAgentState, deps: GraphAgentDeps[Any, Any], manager: ToolManager[Any]
-) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
+) -> ModelRequest | End[FinalResult[Any]]:
     """Handle a response without tool calls: its text is the output, or the model is asked again."""
     schema = deps.output_schema
     if all(isinstance(p, ThinkingPart) for p in response.parts):
@@ -161,7 +161,7 @@ async def handle_text(
                 pass  # the earlier text is no answer either: handled as if there were none
         if not response.parts:
             check_output_retries(state, deps, 'The model returned an empty response.')
-            return ModelRequestNode(ModelRequest(parts=[]))
+            return ModelRequest(parts=[])
     image = _image_in(response) if schema.allows_image else None
     if image is not None:
         try:
@@ -170,7 +170,7 @@ async def handle_text(
             )
         except ModelRetry as exc:
             check_output_retries(state, deps, exc.message)
-            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
+            return ModelRequest(parts=[RetryPromptPart(exc.message)])
         return End(FinalResult(output))
     text = response.text
     if text is not None and schema.allows_text:
@@ -179,13 +179,13 @@ async def handle_text(
         except pydantic.ValidationError as exc:
             part = RetryPromptPart(exc.errors(include_url=False, include_context=False))
             check_output_retries(state, deps, part.model_response())
-            return ModelRequestNode(ModelRequest(parts=[part]))
+            return ModelRequest(parts=[part])
         except ModelRetry as exc:
             check_output_retries(state, deps, exc.message)
-            return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
+            return ModelRequest(parts=[RetryPromptPart(exc.message)])
     message = no_output_message(schema, has_function_tools=bool(manager.tools))
     check_output_retries(state, deps, message)
-    return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(message)]))
+    return ModelRequest(parts=[RetryPromptPart(message)])
 
 
 def _image_in(response: ModelResponse) -> BinaryImage | None:
@@ -196,9 +196,7 @@ def _image_in(response: ModelResponse) -> BinaryImage | None:
     return None
 
 
-async def _none_output(
-    state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
-) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
+async def _none_output(state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> ModelRequest | End[FinalResult[Any]]:
     ctx = output_context(state, deps)
     try:
         return End(
@@ -206,7 +204,7 @@ async def _none_output(
         )
     except ModelRetry as exc:
         check_output_retries(state, deps, exc.message)
-        return ModelRequestNode(ModelRequest(parts=[RetryPromptPart(exc.message)]))
+        return ModelRequest(parts=[RetryPromptPart(exc.message)])
 
 
 async def _text_output(text: str, state: GraphAgentState, deps: GraphAgentDeps[Any, Any]) -> Any:

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ._agent_graph import CallToolsNode, GraphAgentDeps, GraphAgentState, ModelRequestNode
+from ._agent_graph_state import GraphAgentDeps, GraphAgentState
 from ._call_output import handle_output_calls, handle_text
 from ._content import ToolReturn
 from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, ToolDenied
@@ -23,6 +23,9 @@ from ._unusable_response import check_incomplete_tool_call
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 from .graph import End
 from .result import FinalResult
+
+if TYPE_CHECKING:
+    from ._agent_graph import CallToolsNode
 
 __all__ = ('handle_response',)
 
@@ -79,8 +82,8 @@ class _StepResults:
 
 async def handle_response(
     node: CallToolsNode[Any, Any], state: GraphAgentState, deps: GraphAgentDeps[Any, Any]
-) -> ModelRequestNode[Any, Any] | End[FinalResult[Any]]:
-    """Handle `node.model_response` and decide the next node."""
+) -> ModelRequest | End[FinalResult[Any]]:
+    """Handle `node.model_response`: the request that answers it (the node sends it next), or the end of the run."""
     response = node.model_response
     ctx = deps.run_context(state)
     manager = deps.tool_manager
@@ -157,7 +160,7 @@ async def handle_response(
         return End(final)
     if node.user_prompt is not None:
         step.done.append(UserPromptPart(node.user_prompt))
-    return ModelRequestNode(ModelRequest(parts=step.done))
+    return ModelRequest(parts=step.done)
 
 
 def _by_kind(
