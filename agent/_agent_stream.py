@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ._streamed_run_result import OutputDataT, StreamedRunResult
 from .exceptions import UnexpectedModelBehavior
-from .result import OutputDataT, StreamedRunResult
 
 __all__ = ('AgentStream',)
 

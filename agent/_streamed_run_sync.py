@@ -37,7 +37,7 @@ from ._parts import ModelMessage, ModelResponse
 from .usage import RunUsage
 
 if TYPE_CHECKING:
-    from .result import StreamedRunResult
+    from ._streamed_run_result import StreamedRunResult
 
 __all__ = ('StreamedRunResultSync',)
 

@@ -25,12 +25,12 @@ import mcp_types
 from mcp.client._transport import TransportStreams
 from mcp.client.session import ClientRequestContext, ClientSession, IncomingMessage
 
+import agent._mcp._requests as _requests
 from agent._content import BinaryContent
 from agent._run_context import RunContext
 from agent.exceptions import UserError
 from agent.toolsets.abstract import AbstractToolset, ToolsetTool
 
-from . import _requests
 from ._connection import Connection
 from ._convert import ANY_OBJECT_ARGS, for_model, resource_contents, tool_definition
 from ._prompts import Prompt, PromptResult, prompt_result

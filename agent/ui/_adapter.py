@@ -30,9 +30,8 @@ from agent.tools import DeferredToolRequests, DeferredToolResults
 from agent.toolsets import AbstractToolset
 from agent.usage import RunUsage, UsageLimits
 
-from . import _sanitize
 from ._event_stream import AgentDepsT, EventT, NativeEvent, OnCompleteFunc, OutputDataT, RunInputT, UIEventStream
-from ._sanitize import DEFAULT_FILE_URL_SCHEMES, FileRules
+from ._sanitize import DEFAULT_FILE_URL_SCHEMES, FileRules, sanitize
 from ._state import StateHandler
 
 if TYPE_CHECKING:
@@ -218,7 +217,7 @@ class UIAdapter(ABC, Generic[RunInputT, MessageT, EventT, AgentDepsT, OutputData
         Returns:
             The messages to give the agent.
         """
-        report = _sanitize.sanitize(
+        report = sanitize(
             messages,
             strip_system_prompt=self.manage_system_prompt == 'server',
             deferred_tool_results=deferred_tool_results,
