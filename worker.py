@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal
 
 import temporalio
 from temporalio.client import Client
@@ -82,7 +82,6 @@ __all__ = (
     'dev_server_dynamic_config_args',
     'exit_process',
     'load_agents',
-    'main',
     'start_dev_server',
     'temporal_cli_path',
     'web_ui_url',
@@ -350,28 +349,8 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent], *, sand
     )
 
 
-def main(argv: Sequence[str] | None = None) -> NoReturn:
-    """`python worker.py ARGS` / `python -m worker ARGS`: the same as `agents worker ARGS`.
-
-    `--demo [ask|approve|deny]` is `agents demo`; every other flag is the `agents worker` one (see `workflows._cli`).
-    """
-    from workflows._cli import main as agents_main
-
-    agents_main(_agents_argv(sys.argv[1:] if argv is None else argv), prog='agents')
-
-
-def _agents_argv(argv: Sequence[str]) -> list[str]:
-    """The `agents` command line of a `worker.py` one: `--demo [MODE] ...` becomes `demo [MODE] ...`."""
-    args = list(argv)
-    for index, arg in enumerate(args):
-        if arg == '--demo' or arg.startswith('--demo='):
-            mode = arg.partition('=')[2]
-            rest = args[:index] + args[index + 1 :]
-            if not mode and index < len(args) - 1 and args[index + 1] in ('ask', 'approve', 'deny'):
-                mode, rest = args[index + 1], args[:index] + args[index + 2 :]
-            return ['demo', *([mode] if mode else []), *rest]
-    return ['worker', *args]
-
-
 if __name__ == '__main__':
-    main()
+    # The script is a front door above this module: `python worker.py ARGS` is `agents worker ARGS`.
+    from doors.cli._worker_script import worker_script
+
+    worker_script()

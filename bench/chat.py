@@ -44,9 +44,7 @@ from starlette.applications import Starlette
 from temporalio.client import Client
 
 from agent.ui.web import bearer_token_auth, create_chat_app
-from worker import build_worker
-from workflows import DurableAgent
-from workflows.chat import (
+from doors.chat import (
     TURN_EVENTS_PATH,
     DurableChatBackend,
     InMemoryPublisher,
@@ -54,7 +52,9 @@ from workflows.chat import (
     chat_workflow_id,
     turn_events_route,
 )
-from workflows.chat._listener import tcp_listener
+from doors.chat._listener import tcp_listener
+from worker import build_worker
+from workflows import DurableAgent
 
 from ._support import Bench, history_stats, log, ms, new_task_queue, within
 from ._worker_process import WorkerProcess, connection_args

@@ -25,9 +25,9 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from agent import RunContext
+from doors.chat import HttpPublisher
 from worker import build_worker, connect, exit_process
 from workflows import DurableAgent
-from workflows.chat import HttpPublisher
 
 from ._worker_process import answer_requests
 from .agents import streamed_chat_agent

@@ -4,7 +4,7 @@
 python docs/screenshot.py            # writes docs/chat.png (or the path given as its argument)
 ```
 
-It starts `agents chat --dev --agents deploy.demo:demo_agent` (the scripted demo agent: no API key) on a fresh
+It starts `agents chat --dev --agents doors.demo:demo_agent` (the scripted demo agent: no API key) on a fresh
 database in a temporary folder, opens the printed address in Debian's Chromium (Playwright), sends a message,
 denies the deletion the agent asks for with a reason and gets its answer, then sends a second message and waits
 for its approval: the picture shows an answered turn, a pending approval with its buttons, and the inbox listing
@@ -33,9 +33,9 @@ TIMEOUT_MS = 15_000
 
 
 def start_chat(folder: Path) -> tuple[subprocess.Popen[str], str]:
-    """`agents chat --dev --agents deploy.demo:demo_agent` in `folder` (a free page port); its process and URL."""
+    """`agents chat --dev --agents doors.demo:demo_agent` in `folder` (a free page port); its process and URL."""
     agents = os.path.join(sysconfig.get_path('scripts'), 'agents')
-    command = [agents, 'chat', '--dev', '--agents', 'deploy.demo:demo_agent', '--port', '0', '--db', 'chat.db']
+    command = [agents, 'chat', '--dev', '--agents', 'doors.demo:demo_agent', '--port', '0', '--db', 'chat.db']
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     deadline = time.monotonic() + STARTUP_SECONDS

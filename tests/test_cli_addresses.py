@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workflows._cli import run
+from doors.cli import run
 
 COMMANDS = [
     ['status', 'w'],

@@ -10,12 +10,12 @@ import pytest
 from temporalio.service import TLSConfig
 
 import worker
-from workflows._cli import run
-from workflows._cli._connect import settings_from
-from workflows._cli._errors import CommandError
-from workflows._cli._parser import build_parser, finish
-from workflows._cli._schedule import parse_every
-from workflows._cli._serve import dev_ports
+from doors.cli import run
+from doors.cli._connect import settings_from
+from doors.cli._errors import CommandError
+from doors.cli._parser import build_parser, finish
+from doors.cli._schedule import parse_every
+from doors.cli._serve import dev_ports
 from workflows._connection import connect_config
 from workflows.client import AgentClient
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workflows._cli import build_parser
-from workflows._cli._parser import parse
+from doors.cli import build_parser
+from doors.cli._parser import parse
 
 
 def test_options_after_codec_are_the_codec_servers() -> None:

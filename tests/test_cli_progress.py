@@ -5,8 +5,8 @@ from __future__ import annotations
 from agent._parts import ModelRequest, ModelResponse, RetryPromptPart, SystemPromptPart, TextPart, UserPromptPart
 from agent._tool_parts import ToolCallPart, ToolReturnPart
 from agent.usage import RequestUsage
-from workflows._cli._output import plural
-from workflows._cli._progress import Progress
+from doors.cli._output import plural
+from doors.cli._progress import Progress
 
 ASKING = ModelResponse(
     parts=[ToolCallPart('delete_file', {'path': 'a.txt'}, 'del-a')],

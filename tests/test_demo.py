@@ -56,7 +56,7 @@ def test_demo_runs_end_to_end(decision: str, expected: str, usage: str) -> None:
     assert expected in done.stdout
     assert '/namespaces/default/workflows/demo-' in done.stdout
     assert usage in done.stdout
-    assert 'Chat with the same agent in a browser: agents chat --agents deploy.demo:demo_agent --dev' in done.stdout
+    assert 'Chat with the same agent in a browser: agents chat --agents doors.demo:demo_agent --dev' in done.stdout
     assert 'The dev server stops now' in done.stdout
 
 

@@ -135,7 +135,7 @@ def test_chat_service_serves_the_page_over_the_workers_conversations_from_the_wo
     shell, flag, script = _command(chat)
     assert (shell, flag) == ('/bin/sh', '-c')
     command = shlex.split(script)
-    assert command[:4] == ['exec', 'python', '-m', 'workflows.chat']
+    assert command[:4] == ['exec', 'python', '-m', 'doors.chat']
     assert '--no-worker' in command
     # The container's AGENTS (`$$` in the file: compose leaves it alone, and `docker compose config` unescapes it).
     assert command[command.index('--agents') + 1] in ('$AGENTS', '$$AGENTS')

@@ -16,9 +16,9 @@ from types import ModuleType
 import pytest
 
 import activities
+import doors.chat
 import workflows
-import workflows.chat
-from workflows._cli._parser import Handler, build_parser, parse
+from doors.cli._parser import Handler, build_parser, parse
 
 HEAVY = ('activities', 'agent', 'httpx2', 'mcp', 'opentelemetry', 'pydantic', 'temporalio', 'worker')
 """Top-level packages that a command line is parsed without."""
@@ -28,8 +28,8 @@ SERVING = (
     'uvicorn',
     'worker',
     'workflows._agent_workflow',
-    'workflows.chat.__main__',
-    'workflows.chat._backend',
+    'doors.chat.__main__',
+    'doors.chat._backend',
 )
 """Modules of the commands that serve (a worker and the workflow it runs, the chat page), which the others never
 need: the client calls the workflow by name."""
@@ -57,8 +57,8 @@ COMMAND_LINES = (
 def test_parsing_every_command_line_and_help_imports_neither_the_runtime_nor_the_sdk() -> None:
     script = f"""
 import contextlib, io, sys
-from workflows.cli import run
-from workflows._cli._parser import build_parser, parse
+from doors.cli import run
+from doors.cli._parser import build_parser, parse
 for argv in {COMMAND_LINES!r}:
     parse(build_parser(), list(argv))
 with contextlib.redirect_stdout(io.StringIO()) as help:
@@ -78,7 +78,7 @@ def test_a_command_that_talks_to_a_server_loads_neither_the_worker_the_workflow_
     script = f"""
 import sys
 from workflows._process import exit_process
-from workflows.cli import run
+from doors.cli import run
 assert run(['status', 'no-such-run', '--address', {address!r}]) == 1
 print(' '.join(sorted(name for name in sys.modules if name in {SERVING!r})))
 exit_process(0)  # as the command does: the SDK's native threads can abort a finalizing interpreter
@@ -95,10 +95,10 @@ def test_each_command_runs_a_function_of_its_module(argv: tuple[str, ...]) -> No
     assert isinstance(handler, Handler)
     function = handler.load()
     assert inspect.isfunction(function)
-    assert f'{function.__module__}.{function.__name__}' == f'workflows._cli.{handler.where}'
+    assert f'{function.__module__}.{function.__name__}' == f'doors.cli.{handler.where}'
 
 
-@pytest.mark.parametrize('package', [workflows, workflows.chat, activities], ids=lambda p: p.__name__)
+@pytest.mark.parametrize('package', [workflows, doors.chat, activities], ids=lambda p: p.__name__)
 def test_every_lazily_exported_name_is_the_one_its_module_defines(package: ModuleType) -> None:
     homes: dict[str, str] = vars(package)['_HOME']
     assert sorted(homes) == sorted(package.__all__)

@@ -28,12 +28,12 @@ def test_worker_entry_points_are_agents_worker_with_its_errors(entry: list[str])
 
 def test_worker_py_takes_the_chat_events_and_metrics_flags_of_agents_worker() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith('AGENT_CHAT_EVENTS')}
-    done = run('worker.py', '--agents', 'deploy.demo:demo_agent', '--chat-events-url', 'http://x/e', env=env)
+    done = run('worker.py', '--agents', 'doors.demo:demo_agent', '--chat-events-url', 'http://x/e', env=env)
     assert (done.returncode, done.stderr.splitlines()[0]) == (
         1,
         "agents: --chat-events-url needs the endpoint's token in $AGENT_CHAT_EVENTS_TOKEN.",
     )
-    metrics = run('worker.py', '--agents', 'deploy.demo:demo_agent', '--dev', '--prometheus-address', '127.0.0.1:0')
+    metrics = run('worker.py', '--agents', 'doors.demo:demo_agent', '--dev', '--prometheus-address', '127.0.0.1:0')
     assert metrics.returncode == 1
     assert '--prometheus-address' in metrics.stderr
 

@@ -109,7 +109,7 @@ async def start_dev_server(
     if not ui:
         ui_port = None
     else:
-        from deploy.codec_server import CodecServer
+        from workflows._codec_server import CodecServer
 
         # The UI's port is chosen here (the CLI's default, the server's port + 1000, may be taken), so that the
         # codec endpoint (with its default limits) answers exactly that UI's origin, by either name a browser uses.

@@ -16,7 +16,7 @@ from agent.messages import (
     ToolCallPart,
     ToolReturnPart,
 )
-from workflows.chat import TurnEvent
+from doors.chat import TurnEvent
 
 BOUND = 5.0
 

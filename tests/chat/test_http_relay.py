@@ -20,9 +20,9 @@ from temporalio.testing import ActivityEnvironment
 from agent import RunContext
 from agent.models.test import TestModel
 from agent.usage import RunUsage
+from doors.chat import TURN_EVENTS_PATH, HttpPublisher, StreamRestarted, TurnEventHub, turn_events_route
+from doors.chat._turn_events import encode_turn_event
 from tests.mcp._servers import serve_http
-from workflows.chat import TURN_EVENTS_PATH, HttpPublisher, StreamRestarted, TurnEventHub, turn_events_route
-from workflows.chat._turn_events import encode_turn_event
 
 from ._events import BOUND, describe, rest, streamed, take, text_event
 

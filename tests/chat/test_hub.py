@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.run import AgentRunResult, AgentRunResultEvent
-from workflows.chat import StreamRestarted, TurnEvent, TurnEventHub
+from doors.chat import StreamRestarted, TurnEvent, TurnEventHub
 
 from ._events import describe, rest, streamed, take, tool_call
 

@@ -106,16 +106,16 @@ async def shell(*args: str, cwd: Path, env: dict[str, str], stdin: str | None = 
 
 
 REPO = Path(__file__).parent.parent.parent
-"""The repository, which `python -m workflows.cli` runs in."""
+"""The repository, which `python -m doors.cli` runs in."""
 
 
 async def command(*args: str, address: str, task_queue: str, within: float = COMMAND_TIMEOUT) -> Done:
-    """`python -m workflows.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository.
+    """`python -m doors.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository.
 
     Killed if it has not ended `within` seconds (the test then fails), so a command that hangs is reaped.
     """
     async with started(
-        sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
+        sys.executable, '-m', 'doors.cli', '--address', address, '--task-queue', task_queue, *args,
         cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     ) as process:  # fmt: skip

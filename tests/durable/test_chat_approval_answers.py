@@ -23,6 +23,7 @@ from temporalio.client import Client, Interceptor, OutboundInterceptor, StartWor
 
 from agent.messages import ModelRequest, ToolReturnPart
 from agent.ui.web import create_chat_app
+from doors.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 from tests.ui._node import run_node
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
@@ -30,7 +31,6 @@ from workflows import DurableAgent
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
 from workflows._types import MessagePage
-from workflows.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 
 from .test_durable_chat import approval_body, chunks, user_body
 

@@ -27,11 +27,11 @@ import uvicorn
 from playwright.sync_api import Browser, Locator, Page, Response, expect, sync_playwright
 from temporalio.testing import WorkflowEnvironment
 
+from doors.chat import TURN_EVENTS_PATH
+from doors.chat.__main__ import build_chat_server
 from tests._processes import kill_group
 from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS, TOKEN, Pages, conversation, send
 from worker import CHAT_EVENTS_TOKEN_ENV, CHAT_EVENTS_URL_ENV, connect
-from workflows.chat import TURN_EVENTS_PATH
-from workflows.chat.__main__ import build_chat_server
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = 'tests.durable.chat_browser_agent:assistant'

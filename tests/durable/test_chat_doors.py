@@ -21,13 +21,13 @@ from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent.ui.web import InProcessChatBackend, create_chat_app
+from doors.chat import MAX_WORKFLOW_ID_BYTES, DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
 from workflows import DurableAgent
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
 from workflows._types import AgentRunInput
-from workflows.chat import MAX_WORKFLOW_ID_BYTES, DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 

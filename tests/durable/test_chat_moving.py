@@ -38,11 +38,11 @@ from temporalio.worker import ActivityInboundInterceptor, ExecuteActivityInput
 from temporalio.worker import Interceptor as WorkerInterceptor
 
 from agent.ui.web import create_chat_app
+from doors.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
 from workflows import DurableAgent
 from workflows._moving import is_moving
-from workflows.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 
 from .test_durable_chat import chunks, user_body
 

@@ -42,7 +42,7 @@ async def test_an_approval_no_worker_takes_is_recorded_and_applies_once_a_worker
     lines = done.err.splitlines()
     assert len(lines) == 2, done.err
     assert lines[0] == (
-        f'python -m workflows.cli: No worker serves task queue {task_queue!r}: run {workflow_id!r} did not answer '
+        f'python -m doors.cli: No worker serves task queue {task_queue!r}: run {workflow_id!r} did not answer '
         'within 1 s.'
     )
     assert lines[1].startswith("The approval of del-a is recorded in the run's history and applies when a worker")

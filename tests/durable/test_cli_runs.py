@@ -14,7 +14,7 @@ from .test_agent_workflow import AGENTS
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
-PROG = 'python -m workflows.cli: '
+PROG = 'python -m doors.cli: '
 
 
 def one_line(done: Done) -> str:

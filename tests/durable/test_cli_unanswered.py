@@ -60,7 +60,7 @@ async def _start(client: Client, task_queue: str) -> WorkflowHandle[Any, AgentRu
 def _watching(address: str, task_queue: str, *args: str) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
     """The `agents` command `args`, polling every 0.1 s, with its output piped for the test to read; killed on exit."""
     return started(
-        sys.executable, '-m', 'workflows.cli', '--address', address, '--task-queue', task_queue, *args,
+        sys.executable, '-m', 'doors.cli', '--address', address, '--task-queue', task_queue, *args,
         '--poll', '0.1',
         cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

@@ -21,12 +21,12 @@ from agent.messages import ModelMessage, ModelRequest, PartStartEvent, TextPart,
 from agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from agent.ui.web import create_chat_app
 from agent.ui.web._auth import unauthorized
+from doors.chat import DurableChatBackend, TurnEvent, TurnEventHub, TurnEventPublisher, chat_workflow_id
 from tests.ui._node import run_node
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
 from workflows import DeferredNotice, DurableAgent
 from workflows._types import NOT_OWNER, AgentRunOutput, ConversationMessage
-from workflows.chat import DurableChatBackend, TurnEvent, TurnEventHub, TurnEventPublisher, chat_workflow_id
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 

@@ -1,4 +1,4 @@
-"""`python -m workflows.chat` and `agents chat`: one command serves the chat page over durable conversations, with its
+"""`python -m doors.chat` and `agents chat`: one command serves the chat page over durable conversations, with its
 own worker."""
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import httpx2
 import pytest
 from temporalio.client import Client
 
+from doors.chat import chat_workflow_id
 from tests._processes import kill_group, started
 from tests.ui.web._agents import chat_agent
-from workflows.chat import chat_workflow_id
 
 from ._cli_helpers import AGENTS, user_env, write_project
 
@@ -74,7 +74,7 @@ async def serving(*args: str, **kwargs: Any) -> AsyncIterator[asyncio.subprocess
 
 async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Client, task_queue: str):
     async with serving(
-        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant'],
+        *[sys.executable, '-m', 'doors.chat', '--agents', f'{__name__}:assistant'],
         *['--address', client.service_client.config.target_host, '--task-queue', task_queue],
         *['--port', '0', '--token', 'command-token'],
     ) as process:
@@ -100,7 +100,7 @@ async def test_the_command_serves_the_page_and_streams_a_durable_turn(client: Cl
 async def test_without_a_worker_the_command_prints_how_worker_processes_publish_to_it(client: Client, task_queue: str):
     address = client.service_client.config.target_host
     async with serving(
-        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
+        *[sys.executable, '-m', 'doors.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
         *['--address', address, '--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
     ) as server:
         assert server.stdout is not None
@@ -132,7 +132,7 @@ async def test_the_command_connects_to_the_server_its_environment_configuration_
     env['TEMPORAL_ADDRESS'] = client.service_client.config.target_host
     conversation = f'env-{uuid.uuid4().hex[:8]}'
     async with serving(
-        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant'],
+        *[sys.executable, '-m', 'doors.chat', '--agents', f'{__name__}:assistant'],
         *['--task-queue', task_queue, '--port', '0', '--token', 'command-token'],
         env=env,
     ) as process:
@@ -153,7 +153,7 @@ async def test_the_command_connects_to_the_server_its_environment_configuration_
 async def test_the_command_answers_a_host_name_it_is_told_to_allow(client: Client, task_queue: str):
     # In a compose file the workers post to http://chat:8000: a name the DNS rebinding check refuses by default.
     async with serving(
-        *[sys.executable, '-m', 'workflows.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
+        *[sys.executable, '-m', 'doors.chat', '--agents', f'{__name__}:assistant', '--no-worker'],
         *['--address', client.service_client.config.target_host, '--task-queue', task_queue, '--port', '0'],
         *['--allow-host', 'chat'],
     ) as process:

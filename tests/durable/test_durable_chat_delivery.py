@@ -23,6 +23,7 @@ from agent.models.function import (
     FunctionModel,
 )
 from agent.ui.web import create_chat_app
+from doors.chat import DurableChatBackend, TurnEventHub, chat_workflow_id
 from tests.durable.test_durable_chat import (
     ALICE,
     approval_body,
@@ -38,7 +39,6 @@ from tests.ui._node import run_node
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
 from workflows import DurableAgent
-from workflows.chat import DurableChatBackend, TurnEventHub, chat_workflow_id
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 

@@ -23,9 +23,9 @@ ROOT = Path(__file__).parent.parent.parent
 
 
 def cli(env: WorkflowEnvironment, task_queue: str, *args: str) -> AbstractAsyncContextManager[Process]:
-    """`python -m workflows.cli ARGS...` against `env`, its output piped; killed on exit if still running."""
+    """`python -m doors.cli ARGS...` against `env`, its output piped; killed on exit if still running."""
     return started(
-        sys.executable, '-m', 'workflows.cli',
+        sys.executable, '-m', 'doors.cli',
         '--address', env.client.service_client.config.target_host,
         '--task-queue', task_queue,
         *args,
@@ -40,7 +40,7 @@ async def output(process: Process) -> str:
 
 
 async def command(env: WorkflowEnvironment, task_queue: str, *args: str) -> str:
-    """What `python -m workflows.cli ARGS...` prints, once it has ended with status 0."""
+    """What `python -m doors.cli ARGS...` prints, once it has ended with status 0."""
     async with cli(env, task_queue, *args) as process:
         return await output(process)
 

@@ -186,7 +186,7 @@ def test_the_section_shows_the_committed_screenshot_of_the_page():
 
 def test_the_demo_command_opens_a_page_where_a_turn_asks_for_approval_and_is_answered(browser: Browser, tmp_path: Path):
     (command,), *_ = bash_blocks()
-    assert shlex.split(command) == ['agents', 'chat', '--dev', '--agents', 'deploy.demo:demo_agent']
+    assert shlex.split(command) == ['agents', 'chat', '--dev', '--agents', 'doors.demo:demo_agent']
 
     with run(command, tmp_path) as chat:
         url = chat.wait_for(r'Chat with file_cleaner: (http://127\.0\.0\.1:\d+/#token=\S+)').group(1)

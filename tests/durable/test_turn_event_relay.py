@@ -18,11 +18,7 @@ from temporalio.common import RetryPolicy
 from agent import Agent
 from agent.messages import ModelMessage, PartDeltaEvent, PartStartEvent, TextPart, TextPartDelta
 from agent.models.function import AgentInfo, FunctionModel
-from tests.chat._events import rest
-from tests.mcp._servers import serve_http
-from worker import build_worker
-from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow, DurableAgent
-from workflows.chat import (
+from doors.chat import (
     TURN_EVENTS_PATH,
     HttpPublisher,
     InMemoryPublisher,
@@ -31,6 +27,10 @@ from workflows.chat import (
     TurnEventPublisher,
     turn_events_route,
 )
+from tests.chat._events import rest
+from tests.mcp._servers import serve_http
+from worker import build_worker
+from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow, DurableAgent
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 

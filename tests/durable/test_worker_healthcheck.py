@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from temporalio.client import Client
 
-from deploy.demo import demo_agent
 from deploy.healthcheck import Unhealthy, check_worker, main
+from doors.demo import demo_agent
 from worker import build_worker
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')

@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 from agent import Agent
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from agent.models.function import AgentInfo, FunctionModel
+from doors.chat._conversation_messages import read_messages
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ConversationMessage, HistoryHandoff, MessagePage
 from workflows import _handoff as handoff_module
@@ -26,7 +27,6 @@ from workflows._types import (
     WaitForTurn,
     WaitForTurnResult,
 )
-from workflows.chat._conversation_messages import read_messages
 
 from .test_agent_workflow import wait_for_status
 

@@ -31,9 +31,9 @@ from agent import Agent, RunContext, UserError
 from agent.capabilities import AbstractCapability, HookSide, ProcessHistory
 from agent.messages import ModelMessage
 from agent.models.test import TestModel
+from doors.cli._parser import build_parser
 from worker import build_worker
 from workflows import AgentRunOutput, AgentWorkflow
-from workflows._cli._parser import build_parser
 from workflows._failures import as_workflow_failure
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')

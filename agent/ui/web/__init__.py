@@ -1,7 +1,7 @@
 """A chat page for agents, served by the project: the app, its backend interface and the in-process backend.
 
 `create_chat_app(backend)` serves the page and its JSON/stream API over any `ChatBackend`; `Agent.to_web()` serves
-one in-process agent. The durable backend lives in `workflows.chat`.
+one in-process agent. The durable backend lives in `doors.chat`.
 """
 
 from ._app import create_chat_app

@@ -3,7 +3,7 @@
 The web app (`create_chat_app`) speaks HTTP and the UI protocol; a backend speaks the agent's own events
 (`NativeEvent`) and messages, so one backend serves every protocol. Two backends implement this protocol: the
 in-process `InProcessChatBackend` (histories in memory, turns run in the server's event loop) and the durable
-one in `workflows/chat/` (a conversation is a workflow, a turn is an update on it).
+one in `doors/chat/` (a conversation is a workflow, a turn is an update on it).
 
 The contract every backend keeps:
 

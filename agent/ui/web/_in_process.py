@@ -5,7 +5,7 @@ it and a reload can `resume` it. The task appends every event to the turn's buff
 that started the turn, any number of resumes) walks the buffer from the start and then waits for more. The
 buffer lives as long as the turn: a finished turn's events are dropped and its messages become the history.
 
-Everything is lost when the process exits; the durable backend in `workflows.chat` is the one that is not.
+Everything is lost when the process exits; the durable backend in `doors.chat` is the one that is not.
 """
 
 from __future__ import annotations

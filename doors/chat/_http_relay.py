@@ -15,7 +15,7 @@ from ._turn_events import TurnEvent, encode_turn_event
 
 __all__ = ('HttpPublisher',)
 
-logger = logging.getLogger('workflows.chat')
+logger = logging.getLogger('doors.chat')
 
 
 class HttpPublisher(TurnEventPublisher):

@@ -9,7 +9,7 @@ caller owns the conversation.
 A new message is a `send_message` update sent with update-with-start (`USE_EXISTING`), so the first message starts
 the workflow and the next ones reach it, in one call; the backend waits only until the update is accepted and then
 streams the turn's events from the `TurnEventHub`, which the worker's `TurnEventPublisher` feeds (see
-`workflows.chat._relay`). `begin_turn` is called before the update, so the previous turn's events are not replayed
+`doors.chat._relay`). `begin_turn` is called before the update, so the previous turn's events are not replayed
 as this one's. How a turn's stream ends (a result, or approvals to wait for) is `LiveTurn`'s business. A message
 the conversation refuses while it hands over to its next workflow run (continue-as-new: `CONVERSATION_MOVING`, see
 `workflows._moving`) is sent again after a short back-off, for up to `MOVING_TIMEOUT` seconds, once this server's

@@ -51,7 +51,7 @@ from ._turn_events import TurnEvent
 
 __all__ = ('EventSource', 'InMemoryPublisher', 'TurnEventPublisher')
 
-logger = logging.getLogger('workflows.chat')
+logger = logging.getLogger('doors.chat')
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,6 +1,6 @@
 """`TurnEventHub`: on the chat server, each conversation's running turn as events, and the readers following it.
 
-The worker's activities publish their events (see `workflows.chat._relay`); the hub keeps, per conversation
+The worker's activities publish their events (see `doors.chat._relay`); the hub keeps, per conversation
 workflow, the current turn's events from the turn's start, grouped by activity, and hands them to readers: a
 `subscribe` replays the turn so far and then follows it live. Events are best effort and may arrive late, twice
 or from a retried attempt, so the hub keeps one rule: every reader sees a consistent prefix of the turn, the
@@ -49,7 +49,7 @@ from ._turn_events import ActivityPlace, TurnEvent
 
 __all__ = ('StreamRestarted', 'TurnEventHub', 'TurnSubscription')
 
-logger = logging.getLogger('workflows.chat')
+logger = logging.getLogger('doors.chat')
 
 _END = object()
 _RETIRED_TURNS = 8  # turns of a conversation remembered as over, so their late events cannot start them again

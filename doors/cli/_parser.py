@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workflows.chat._arguments import add_chat_arguments
+from doors.chat._arguments import add_chat_arguments
 
 from ._defaults import ANSWER_TIMEOUT, DEV_PORT
 

@@ -154,7 +154,7 @@ def _chat_publisher(url: str | None) -> Any:
             f"--chat-events-url needs the endpoint's token in ${CHAT_EVENTS_TOKEN_ENV}.\n"
             '`agents chat --no-worker` prints the URL and the token to use.'
         )
-    from workflows.chat import HttpPublisher
+    from doors.chat import HttpPublisher
 
     return HttpPublisher(url, token)
 
@@ -215,7 +215,7 @@ async def worker_command(args: argparse.Namespace) -> int:
     return 0
 
 
-DEMO_AGENT = 'deploy.demo:demo_agent'
+DEMO_AGENT = 'doors.demo:demo_agent'
 """The demo's scripted agent, which `agents demo chat` serves on the chat page."""
 
 
@@ -223,9 +223,9 @@ async def demo_command(args: argparse.Namespace) -> int:
     """`agents demo [ask|approve|deny|chat]`: the end-to-end demo on an embedded dev server.
 
     `chat` serves the chat page with the demo's agent instead of answering at the terminal: the same as
-    `agents chat --dev --agents deploy.demo:demo_agent`.
+    `agents chat --dev --agents doors.demo:demo_agent`.
     """
-    from deploy.demo import run_demo
+    from doors.demo import run_demo
 
     require_dev_server_binary()
     if args.mode == 'chat':
@@ -255,8 +255,8 @@ def _check_model(model: str) -> None:
 
 
 async def chat_command(args: argparse.Namespace) -> int:
-    """`agents chat --agents ...`: the chat page over durable conversations (`python -m workflows.chat`)."""
-    from workflows.chat.__main__ import serve as serve_chat
+    """`agents chat --agents ...`: the chat page over durable conversations (`python -m doors.chat`)."""
+    from doors.chat.__main__ import serve as serve_chat
 
     agents = load(args.agents)
     if args.dev:
@@ -269,15 +269,15 @@ async def chat_command(args: argparse.Namespace) -> int:
 
 def codec_command(args: argparse.Namespace) -> int:
     """`agents codec ...`: the codec endpoint for the Web UI (`python -m deploy.codec_server`)."""
-    from deploy.codec_server import main as codec_main
+    from workflows._codec_server import main as codec_main
 
     codec_main(args.rest)
     return 0
 
 
 def _chat_demo_arguments(args: argparse.Namespace) -> argparse.Namespace:
-    """`agents chat --dev --agents deploy.demo:demo_agent`, keeping the global flags given to `agents demo`."""
-    from workflows.chat.__main__ import add_chat_arguments
+    """`agents chat --dev --agents doors.demo:demo_agent`, keeping the global flags given to `agents demo`."""
+    from doors.chat.__main__ import add_chat_arguments
 
     parser = argparse.ArgumentParser(prog='agents demo chat')
     add_chat_arguments(parser, connection=False)

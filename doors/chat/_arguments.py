@@ -24,7 +24,7 @@ before it answers that no worker serves the task queue."""
 def add_chat_arguments(parser: argparse.ArgumentParser, *, connection: bool = True) -> None:
     """The chat command's arguments; without `connection`, the caller's parser has the connection flags already.
 
-    Used by `python -m workflows.chat` and by `agents chat`, whose global flags (`--address`, `--namespace`, TLS, API
+    Used by `python -m doors.chat` and by `agents chat`, whose global flags (`--address`, `--namespace`, TLS, API
     key, profile, `--task-queue`) take the place of the connection ones.
     """
     parser.add_argument(

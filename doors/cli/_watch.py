@@ -3,7 +3,7 @@
 The source of progress is the run's own state: its `status`, `messages` and `pending_deferred_tools` queries,
 polled every `poll` seconds (half a second by default), printing only what is new (`_progress`). Polling the
 workflow's state works against any worker and any server; the alternative, the live relay of the chat page
-(`workflows.chat`), streams text token by token but needs a chat server the workers publish to. So model text
+(`doors.chat`), streams text token by token but needs a chat server the workers publish to. So model text
 appears response by response, when each response is complete.
 
 A query is answered by a worker of the run's task queue, so before asking, each round reads the run's description:
