@@ -1,10 +1,22 @@
-"""The deterministic Temporal workflow that drives the agent graph.
+"""The deterministic Temporal workflow that drives the agent graph, what serves it, and the client API over it.
 
-Workflow code imports only dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
+Three kinds of module live here, below the worker (`worker.py`) and the front doors (`doors`):
 
-The names below are imported when first used (PEP 562), not with the package: every module of `workflows` (the
-`agents` command among them) starts by importing this one, and the workflow's modules bring in the whole agent
-runtime and Temporal's worker, which a command that only parses its arguments or talks to a server never needs.
+- In the workflow, run inside Temporal's sandbox and replayed: `_agent_workflow` (the workflow), its handlers
+  (`_workflow_handlers`, `_turns`, `_handoff`), the run's ports to activities (`_ports`, `_door`, `_remote_toolset`,
+  `_stand_in_model`, `_activity_ids`, `_activity_options`), its input, output and limits (`_types`, `_run_input`,
+  `_run_details`, `_run_attributes`, `_request_size`, `_result_size`, `_history_limits`, `_compact`,
+  `_request_encoder`), failures (`_failures`, `_missing_keys`), the approval policy and spans. These import only
+  dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
+- Serving it from a worker: the registry of agents (`_registry`, `_agent_loading`), the sandbox runner (`_runner`),
+  evictions of waiting runs (`_eviction`), the data converter and payload encryption (`_data_converter`,
+  `_encryption`) with its codec endpoint (`_codec_server`), tracing and telemetry, search attributes and the
+  embedded dev server (`_dev_server`).
+- The client API: `AgentClient` (`client`), the inbox, schedules, connection settings and workflow ids.
+
+The names below are imported when first used (PEP 562), not with the package: the `agents` command imports modules
+of this package to talk to a server, and the workflow's modules bring in the whole agent runtime and Temporal's
+worker, which a command that only parses its arguments or talks to a server never needs.
 """
 
 from __future__ import annotations
