@@ -42,10 +42,12 @@ from ._pending_messages import drain_pending, merge_requests
 from ._processed_history import HistorySink, adopt_processed_history
 from ._request_content import refresh_dynamic_system_prompts, run_instructions, user_content
 from ._run_context import RunContext
+from ._streaming import stream_model_request
 from ._threads import call_maybe_async
 from ._tool_def import ToolDefinition, ToolPartKind
 from ._tool_manager import ToolManager
 from ._typed_tool_parts import narrow_tool_call_part
+from .capabilities._dispatch import RejectedResponse
 from .exceptions import ModelRetry, UserError
 from .graph import BaseNode, End
 from .models import ModelRequestParameters
@@ -292,14 +294,10 @@ class ModelRequestNode(_AgentNode[DepsT, OutputT]):
         adopt = _history_adopter(state, deps)
         try:
             if deps.event_sink is not None:
-                from ._streaming import stream_model_request
-
                 response = await stream_model_request(ctx, deps, request_context, adopt)
             else:
                 response = await deps.ports.request_model(ctx, request_context, deps.capability, adopt=adopt)
         except ModelRetry as retry:
-            from .capabilities._dispatch import RejectedResponse
-
             if isinstance(retry, RejectedResponse):
                 await self.finish(state, deps, retry.response)
             check_output_retries(state, deps, retry.message)

@@ -19,7 +19,7 @@ from ._parts import (
     ThinkingPart,
     ToolReturnPart,
 )
-from ._unusable_response import check_unusable_response, no_output_message, recover_text
+from ._unusable_response import check_incomplete_tool_call, check_unusable_response, no_output_message, recover_text
 from .exceptions import ModelRetry, UnexpectedModelBehavior
 from .graph import End
 from .result import FinalResult
@@ -108,8 +108,6 @@ def _spend_output_tool_retry(
     """
     used = state.tool_retries.get(tool_name, 0)
     if used >= budget:
-        from ._unusable_response import check_incomplete_tool_call
-
         # Output-tool arguments cut off by the token limit never validate: say so rather than "exceeded retries".
         check_incomplete_tool_call(state.message_history, deps.last_max_tokens)
         raise UnexpectedModelBehavior(f'Exceeded maximum output retries ({budget})', body=error)

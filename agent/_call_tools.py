@@ -20,6 +20,7 @@ from ._parts import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPar
 from ._tool_manager import ToolManager
 from ._typed_tool_parts import LoadCapabilityReturnPart
 from ._unusable_response import check_incomplete_tool_call
+from .capabilities._deferred_handler import resolve_deferred_tool_calls
 from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
 from .graph import End
 from .result import FinalResult
@@ -135,8 +136,6 @@ async def handle_response(
         )
     if step.has_deferred:
         requests = step.take_deferred()
-        from .capabilities._deferred_handler import resolve_deferred_tool_calls
-
         # Capabilities (`handle_deferred_tool_calls`) answer first; the ports wait for the rest, or can't.
         results = await resolve_deferred_tool_calls(deps.capability, deps.ports, ctx, requests)
         if results is None:

@@ -6,12 +6,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._agent_graph import GraphAgentDeps
+from ._agent_graph_state import GraphAgentDeps
 from ._events import FinalResultEvent, PartEndEvent, PartStartEvent
 from ._model_request_context import ModelRequestContext
 from ._parts import ModelResponse, TextPart, ToolCallPart
 from ._processed_history import HistorySink, for_the_model
 from ._run_context import RunContext
+from .capabilities import run_with_model_request_hooks
 
 if TYPE_CHECKING:
     from .models import StreamedResponse
@@ -82,8 +83,6 @@ async def stream_model_request(
 
     `adopt` is given the history the `before_model_request` hooks left (see `RunPorts.request_model`).
     """
-    from .capabilities import run_with_model_request_hooks
-
     detector = _FinalResultDetector(deps)
     streamed = False
 
