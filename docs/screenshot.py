@@ -1,4 +1,4 @@
-"""Take `docs/chat.png`, the README's picture of the chat page, from the README's own command.
+"""Take `docs/chat.png`, docs/chat.md's picture of the chat page, from that page's own command.
 
 ```bash
 python docs/screenshot.py            # writes docs/chat.png (or the path given as its argument)
@@ -8,7 +8,7 @@ It starts `agents chat --dev --agents doors.demo:demo_agent` (the scripted demo 
 database in a temporary folder, opens the printed address in Debian's Chromium (Playwright), sends a message,
 denies the deletion the agent asks for with a reason and gets its answer, then sends a second message and waits
 for its approval: the picture shows an answered turn, a pending approval with its buttons, and the inbox listing
-the conversation. The tests check that the picture exists and that the README shows it; they never retake it.
+the conversation. The tests check that the picture exists and that docs/chat.md shows it; they never retake it.
 """
 
 from __future__ import annotations

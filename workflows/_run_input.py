@@ -37,7 +37,7 @@ RUN_INPUT = 'The AgentWorkflow input'
 """How messages name the run's input."""
 INPUT_HINT = (
     ' Start AgentWorkflow with one JSON object such as {"agent": "<registered name>", "prompt": "..."}; '
-    'the README\'s "Durable runs" section lists every field.'
+    'docs/reference.md lists every field.'
 )
 """What a failed start adds to its message."""
 

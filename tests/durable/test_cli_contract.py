@@ -1,4 +1,4 @@
-"""The language-neutral contract, driven by the `temporal` CLI exactly as the README shows it."""
+"""The language-neutral contract (docs/reference.md), driven by the `temporal` CLI as docs/durable-runs.md shows it."""
 
 from __future__ import annotations
 

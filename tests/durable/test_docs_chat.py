@@ -1,9 +1,11 @@
-"""The README's "Chat in the browser" commands work as written, judged in a real browser.
+"""The chat commands of docs/chat.md, and `agents demo chat` of the README, work as written, judged in a real browser.
 
-Each command runs as a person would run it, in a folder of their own with no `TEMPORAL_*` settings but those the
-section names; the page is the one at the address the command prints, driven in Debian's Chromium. The
-placeholders of the workers' command (`<token>`, `<events-url>`) are filled with what the page's command printed.
-Every command is stopped with Ctrl-C (SIGINT) and must exit cleanly.
+The bash blocks of docs/chat.md's "Chat in the browser" and "Serve the page and run the workers elsewhere" run here;
+the README's "Try it" and docs/getting-started.md's "The demo" name `agents demo chat`, which runs here too. Each
+command runs as a person would run it, in a folder of their own with no `TEMPORAL_*` settings but those the section
+names; the page is the one at the address the command prints, driven in Debian's Chromium. The placeholders of the
+workers' command (`<token>`, `<events-url>`) are filled with what the page's command printed. Every command is
+stopped with Ctrl-C (SIGINT) and must exit cleanly.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests._docs import DOCS, blocks, page_path, section
 from tests._processes import kill_group, popen
 from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS
 from worker import temporal_cli_path
@@ -32,8 +35,9 @@ from workflows._search_attributes import dev_server_search_attribute_args
 
 from ._cli_helpers import AGENTS, user_env
 
-ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / 'README.md'
+CHAT = 'docs/chat.md'
+IN_THE_BROWSER = 'Chat in the browser'
+ELSEWHERE = 'Serve the page and run the workers elsewhere'
 STARTUP_SECONDS = 60.0  # a command that starts a dev server (and creates its database) on a busy machine
 STOP_SECONDS = 30.0
 TURN_MS = 15_000
@@ -45,14 +49,10 @@ support = Agent('test', name='support')  # answers 'success (no tool calls)', st
 """
 
 
-def section() -> str:
-    return README.read_text().split('\n## Chat in the browser\n', 1)[1].split('\n## ', 1)[0]
-
-
-def bash_blocks() -> list[list[str]]:
-    """The commands of each bash block of the section, one a line."""
-    blocks = re.findall(r'```bash\n(.*?)```', section(), flags=re.DOTALL)
-    return [[line.strip() for line in block.splitlines() if line.strip()] for block in blocks]
+def bash_lines(heading: str) -> list[str]:
+    """The commands of the section's one bash block, one a line."""
+    (block,) = blocks(CHAT, 'bash', section=heading)
+    return [line.strip() for line in block.source.splitlines() if line.strip()]
 
 
 @dataclass
@@ -81,7 +81,7 @@ class Running:
 
 @contextmanager
 def run(command: str, folder: Path, **env: str) -> Iterator[Running]:
-    """Start `command` (a README line: leading `NAME=value` words set the environment) in `folder`."""
+    """Start `command` (a line of the page: leading `NAME=value` words set the environment) in `folder`."""
     words = shlex.split(command, comments=True)
     while re.fullmatch(r'[A-Z_]+=.*', words[0]):
         name, _, value = words.pop(0).partition('=')
@@ -152,7 +152,7 @@ def send(page: Page, text: str) -> None:
 
 @pytest.fixture(scope='module')
 def server_address() -> Iterator[str]:
-    """A Temporal dev server of the module's own (the README's workers use the default task queue).
+    """A Temporal dev server of the module's own (the page's workers use the default task queue).
 
     A process, not `start_dev_server`: Playwright's sync API owns this thread's event loop once the browser runs.
     """
@@ -175,9 +175,10 @@ def server_address() -> Iterator[str]:
 
 
 def test_the_section_shows_the_committed_screenshot_of_the_page():
-    (image,) = re.findall(r'!\[[^\]]+\]\(([^)]+)\)', section())
-    data = (ROOT / image).read_bytes()
-    assert image == 'docs/chat.png'
+    (image,) = re.findall(r'!\[[^\]]+\]\(([^)]+)\)', section(CHAT, IN_THE_BROWSER))
+    picture = (page_path(CHAT).parent / image).resolve()
+    assert picture == DOCS / 'chat.png'
+    data = picture.read_bytes()
     assert data[:8] == b'\x89PNG\r\n\x1a\n'
     width, height = struct.unpack('>II', data[16:24])  # the IHDR chunk: a picture large enough to read
     assert width >= 1000
@@ -185,7 +186,7 @@ def test_the_section_shows_the_committed_screenshot_of_the_page():
 
 
 def test_the_demo_command_opens_a_page_where_a_turn_asks_for_approval_and_is_answered(browser: Browser, tmp_path: Path):
-    (command,), *_ = bash_blocks()
+    (command,) = bash_lines(IN_THE_BROWSER)
     assert shlex.split(command) == ['agents', 'chat', '--dev', '--agents', 'doors.demo:demo_agent']
 
     with run(command, tmp_path) as chat:
@@ -199,9 +200,9 @@ def test_the_demo_command_opens_a_page_where_a_turn_asks_for_approval_and_is_ans
             expect(page.get_by_role('button', name='Approve')).to_have_count(0)
 
 
-def test_the_readmes_first_command_opens_the_chat_page_with_agents_demo_chat(browser: Browser, tmp_path: Path):
-    try_it = README.read_text().split('\n## Try it\n', 1)[1].split('\n## ', 1)[0]
-    assert 'agents demo chat' in try_it
+def test_the_demo_chat_command_the_readme_names_opens_the_chat_page(browser: Browser, tmp_path: Path):
+    assert 'agents demo chat' in section('README.md', 'Try it')
+    assert 'agents demo chat' in section('docs/getting-started.md', 'The demo')
 
     with run('agents demo chat', tmp_path) as chat:
         url = chat.wait_for(r'Chat with file_cleaner: (http://127\.0\.0\.1:\d+/#token=\S+)').group(1)
@@ -214,7 +215,7 @@ def test_the_readmes_first_command_opens_the_chat_page_with_agents_demo_chat(bro
 def test_the_page_without_a_worker_streams_turns_run_by_a_worker_started_elsewhere(
     browser: Browser, tmp_path: Path, server_address: str
 ):
-    _, (serve_page, serve_agents), *_ = bash_blocks()
+    serve_page, serve_agents = bash_lines(ELSEWHERE)
     (tmp_path / 'myapp').mkdir()
     (tmp_path / 'myapp' / '__init__.py').write_text('')
     (tmp_path / 'myapp' / 'agents.py').write_text(MYAPP_AGENTS)
@@ -230,6 +231,6 @@ def test_the_page_without_a_worker_streams_turns_run_by_a_worker_started_elsewhe
         with run(worker_command, tmp_path, **environment) as worker:
             worker.wait_for(r'Worker running support')
             with opened(browser, url) as page:
-                send(page, 'Hello from the README')
+                send(page, 'Hello from the docs')
                 answer = page.locator('li.message.assistant > .text').last
                 expect(answer).to_have_text('success (no tool calls)', timeout=TURN_MS)

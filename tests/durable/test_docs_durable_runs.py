@@ -1,9 +1,10 @@
-"""The README's terminal commands for durable runs work as written against `agents worker --dev`.
+"""The terminal commands of docs/durable-runs.md and docs/approvals.md work as written against `agents worker --dev`.
 
-Each bash block of the "Durable runs" section runs command by command in a user's folder, against the worker the
-section's first block starts (on free ports, reached through the `TEMPORAL_ADDRESS` it prints); the blocks after it,
-each about a run or a schedule of its own, run side by side. Placeholders (`<tool_call_id>`, ...) are filled with the
-ids the run waits for, once it waits.
+The first bash block of docs/durable-runs.md ("Serve agents") starts the worker the other blocks use (on free ports,
+reached through the `TEMPORAL_ADDRESS` it prints). Every other bash block of the two pages ("Start a run from any
+Temporal client", "Drive runs from a terminal or from Python", "Run on a schedule"; "Answer from a terminal") is a
+story of its own, about a run or a schedule of its own: they run side by side, each command by command in a user's
+folder. Placeholders (`<tool_call_id>`, ...) are filled with the ids the run waits for, once it waits.
 """
 
 from __future__ import annotations
@@ -16,39 +17,53 @@ from pathlib import Path
 import pytest
 from temporalio.service import RPCError
 
+from tests._docs import blocks, commands
 from workflows.client import AgentClient
 
 from ._cli_helpers import AT_ONCE, Done, dev_worker, shell, user_env, write_project
 
-README = Path(__file__).parent.parent.parent / 'README.md'
+DURABLE_RUNS = 'docs/durable-runs.md'
+APPROVALS = 'docs/approvals.md'
+SERVE = 'Serve agents'
+STORIES = {
+    DURABLE_RUNS: (
+        'Start a run from any Temporal client',
+        'Drive runs from a terminal or from Python',
+        'Run on a schedule',
+    ),
+    APPROVALS: ('Answer from a terminal',),
+}
+"""The sections whose bash blocks run against the worker, by page."""
 
 
-def durable_run_commands() -> list[list[str]]:
-    """The commands of each bash block of the section, a command per (possibly continued) line."""
-    section = README.read_text().split('\n## Durable runs\n', 1)[1].split('\n## ', 1)[0]
-    blocks: list[list[str]] = []
-    for block in re.findall(r'```bash\n(.*?)```', section, flags=re.DOTALL):
-        commands: list[str] = []
-        current = ''
-        for line in block.splitlines():
-            current += line + '\n'
-            try:
-                complete = not current.rstrip().endswith('\\') and bool(shlex.split(current, comments=True))
-            except ValueError:  # inside a quoted string that continues on the next line
-                continue
-            if complete:
-                commands.append(current.strip())
-                current = ''
-        blocks.append(commands)
-    return blocks
+def worker_command() -> str:
+    (block,) = blocks(DURABLE_RUNS, 'bash', section=SERVE)
+    (command,) = commands(block.source)
+    return command
 
 
-def test_the_section_starts_the_worker_the_other_commands_use() -> None:
-    first, *rest = durable_run_commands()
-    assert [shlex.split(c, comments=True) for c in first] == [
-        ['agents', 'worker', '--agents', 'myapp.agents:support', '--dev']
+def stories() -> list[list[str]]:
+    """The commands of each story's block."""
+    return [
+        commands(block.source)
+        for page, sections in STORIES.items()
+        for name in sections
+        for block in blocks(page, 'bash', section=name)
     ]
-    assert all(shlex.split(c, comments=True)[0] in ('agents', 'temporal') for block in rest for c in block)
+
+
+def test_the_page_starts_the_worker_the_other_commands_use() -> None:
+    assert shlex.split(worker_command(), comments=True) == [
+        'agents',
+        'worker',
+        '--agents',
+        'myapp.agents:support',
+        '--dev',
+    ]
+    assert blocks(DURABLE_RUNS, 'bash')[0].section == SERVE
+    told = stories()
+    assert len(told) == 4
+    assert all(shlex.split(c, comments=True)[0] in ('agents', 'temporal') for block in told for c in block)
 
 
 async def answering(agents: AgentClient, workflow_id: str) -> None:
@@ -63,9 +78,8 @@ async def answering(agents: AgentClient, workflow_id: str) -> None:
 
 
 @pytest.mark.asyncio(loop_scope='session')
-async def test_the_readme_durable_run_commands_work_as_written(tmp_path: Path) -> None:
-    first, *blocks = durable_run_commands()
-    extra = shlex.split(first[0], comments=True)[5:]  # anything after --dev
+async def test_the_durable_run_and_approval_commands_work_as_written(tmp_path: Path) -> None:
+    extra = shlex.split(worker_command(), comments=True)[5:]  # anything after --dev
     folder = write_project(tmp_path)
     slots = asyncio.Semaphore(AT_ONCE)
     async with dev_worker(folder, *extra) as address:
@@ -76,8 +90,9 @@ async def test_the_readme_durable_run_commands_work_as_written(tmp_path: Path) -
             async with slots:
                 return await shell('bash', '-c', command, cwd=folder, env=env)
 
-        async def run_block(commands: list[str]) -> None:
-            for command in commands:
+        async def run_story(story: list[str]) -> None:
+            subject = re.findall(r'(support-\d|nightly-report)', ' '.join(story))[0]
+            for command in story:
                 ids = re.findall(r'(support-\d)', command)
                 if ids and 'workflow start' not in command and ' run ' not in command:
                     await answering(agents, ids[0])
@@ -95,17 +110,17 @@ async def test_the_readme_durable_run_commands_work_as_written(tmp_path: Path) -
                 listing = command.startswith(('agents inbox', 'agents schedule list'))
                 for _ in range(100):  # bounded: visibility (inbox, schedules) lags a moment behind
                     assert done.code == 0, f'{command}\n{done.err}'
-                    if not listing or 'support-2' in done.out or 'nightly-report' in done.out:
+                    if not listing or subject in done.out:
                         break
                     await asyncio.sleep(0.1)
                     done = await typed(command)
                 else:
-                    raise AssertionError(f'{command} never listed what it should:\n{done.out}')
+                    raise AssertionError(f'{command} never listed {subject}:\n{done.out}')
                 if command.startswith('agents result'):
                     assert done.out.strip().startswith('"deleted a.txt; ')
 
         # Each block is a story of its own (its own run or schedule): they run side by side, each command by command,
         # as the `agents` commands spend most of their time importing the SDK.
-        async with asyncio.TaskGroup() as stories:
-            for block in blocks:
-                stories.create_task(run_block(block))
+        async with asyncio.TaskGroup() as running:
+            for story in stories():
+                running.create_task(run_story(story))

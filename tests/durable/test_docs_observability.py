@@ -1,4 +1,4 @@
-"""The README's observability command works as written: `OTEL_*` variables and `--prometheus-address` need no code.
+"""docs/observability.md's worker command works as written: `OTEL_*` variables and `--prometheus-address` need no code.
 
 The command runs in a user's folder against the test server, with its OTLP endpoint pointed at a local HTTP server
 that keeps what it is sent and its Prometheus address on a free port (and, so other tests' workers take none of its
@@ -22,19 +22,21 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
+from tests._docs import blocks, commands
 from tests._processes import started
 from workflows.client import AgentClient
 
 from ._cli_helpers import AGENTS, free_port, user_env, write_project
 
-README = Path(__file__).parent.parent.parent / 'README.md'
+OBSERVABILITY = 'docs/observability.md'
+TRACE_DURABLE_RUNS = 'Trace durable runs'
 
 
 def observability_commands() -> list[str]:
-    """The section's shell commands, continued lines joined."""
-    section = README.read_text().split('\n## Observability\n', 1)[1].split('\n## ', 1)[0]
-    blocks = re.findall(r'```bash\n(.*?)```', section, flags=re.DOTALL)
-    return [command for block in blocks for command in block.replace('\\\n', ' ').splitlines() if command.strip()]
+    """The page's shell commands, continued lines joined."""
+    found = blocks(OBSERVABILITY, 'bash')
+    assert {block.section for block in found} == {TRACE_DURABLE_RUNS}
+    return [command.replace('\\\n', ' ') for block in found for command in commands(block.source)]
 
 
 @contextmanager
@@ -80,7 +82,7 @@ def scrape(address: str) -> str:
         return ''
 
 
-def test_the_section_has_one_worker_command_configured_by_otel_variables() -> None:
+def test_the_page_has_one_worker_command_configured_by_otel_variables() -> None:
     [command] = observability_commands()
     words = shlex.split(command)
     assert words[0].startswith('OTEL_EXPORTER_OTLP_ENDPOINT=')
@@ -95,7 +97,7 @@ async def test_the_worker_command_exports_spans_and_metrics_and_serves_prometheu
     [command] = observability_commands()
     folder = write_project(tmp_path)
     agents_module = folder / 'myapp' / 'agents.py'
-    agents_module.write_text(agents_module.read_text() + '\nAgent.instrument_all()\n')  # as the README says
+    agents_module.write_text(agents_module.read_text() + '\nAgent.instrument_all()\n')  # as the page says
     metrics_address = f'127.0.0.1:{free_port()}'
     with collector() as (endpoint, received):
         line = re.sub(r'OTEL_EXPORTER_OTLP_ENDPOINT=\S+', f'OTEL_EXPORTER_OTLP_ENDPOINT={endpoint}', command)
