@@ -29,6 +29,7 @@ from agent.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, Func
 from doors.cli._output import plural
 from doors.cli._prompt import Answers
 from doors.cli._serve import children_output_discarded
+from worker import build_worker, start_dev_server, web_ui_url
 from workflows.client import AgentClient
 
 __all__ = ('demo_agent', 'run_demo')
@@ -121,8 +122,6 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str 
     Asking (`mode='ask'`), it keeps the dev server up after the run until the person presses Enter, so the Web UI
     link it prints works; with `approve` or `deny` (for scripts) it stops the server at once.
     """
-    from worker import build_worker, start_dev_server, web_ui_url
-
     print('Starting an embedded Temporal dev server...', flush=True)
     # The server prints its own banner once its UI is up, which would land in the middle of the prompt below:
     # it prints to nowhere, and the demo says where the server is itself.

@@ -1,4 +1,9 @@
-"""The commands that serve: `worker` (agents, optionally with an embedded dev server), `demo`, `chat`, `codec`."""
+"""The commands that serve: `worker` (agents, optionally with an embedded dev server), `demo`, `chat`, `codec`.
+
+What each command needs (the worker, the agent runtime, the chat server) is imported by the command that runs, not
+with this module: every `agents` command builds its parser from here, and `agents --help` or `agents status` must
+not pay for loading Temporal's worker and the agent runtime.
+"""
 
 from __future__ import annotations
 
