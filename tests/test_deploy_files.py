@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -193,9 +194,10 @@ def test_build_context_keeps_the_project_and_leaves_out_the_rest():
     patterns = [line for line in (ROOT / '.dockerignore').read_text().splitlines() if line and line[0] != '#']
     assert patterns[0] == '*'
     included = {pattern[1:] for pattern in patterns if pattern.startswith('!')}
-    # What `pip install` of the project needs: its metadata and every package setuptools is told to find.
-    pyproject = (ROOT / 'pyproject.toml').read_text()
-    assert {'pyproject.toml', 'README.md', 'worker.py'} <= included
-    for package in ('agent', 'workflows', 'activities', 'deploy'):
-        assert f'"{package}*"' in pyproject
-        assert package in included
+    # What `pip install` of the project needs: its metadata and every package setuptools is told to find (read
+    # from pyproject.toml, so a new top-level package cannot be left out of the image).
+    setuptools = tomllib.loads((ROOT / 'pyproject.toml').read_text())['tool']['setuptools']
+    packages = {pattern.rstrip('*') for pattern in setuptools['packages']['find']['include']}
+    assert {'agent', 'workflows', 'activities', 'doors', 'deploy'} <= packages
+    assert {'pyproject.toml', 'README.md', *(f'{module}.py' for module in setuptools['py-modules'])} <= included
+    assert packages <= included
