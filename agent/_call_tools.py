@@ -21,7 +21,15 @@ from ._tool_manager import ToolManager
 from ._typed_tool_parts import LoadCapabilityReturnPart
 from ._unusable_response import check_incomplete_tool_call
 from .capabilities._deferred_handler import resolve_deferred_tool_calls
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
+from .exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolFailed,
+    ToolRetriesExhausted,
+    ToolRetryError,
+    UserError,
+)
 from .graph import End
 from .result import FinalResult
 
@@ -319,6 +327,11 @@ async def _handle_call(
     elif isinstance(result, ToolReturn):
         _record_return(call, result, step)
         await deps.emit(FunctionToolResultEvent(step.parts[call.tool_call_id]))  # pyright: ignore[reportArgumentType]
+    elif isinstance(result, ToolFailed):
+        # The external call is done and failed: the model reads why, and no retry is counted.
+        part = ToolReturnPart(call.tool_name, result.message, call.tool_call_id, outcome='failed')
+        step.parts[call.tool_call_id] = part
+        await deps.emit(FunctionToolResultEvent(part))
     else:
         message = result.message if isinstance(result, ModelRetry) else result.content
         part = RetryPromptPart(message, tool_name=call.tool_name, tool_call_id=call.tool_call_id)

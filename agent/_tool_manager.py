@@ -21,7 +21,15 @@ from ._ports import RunPorts, current_ports
 from ._run_context import RunContext
 from ._tool_def import ToolDefinition
 from .capabilities import run_with_tool_validate_hooks
-from .exceptions import ApprovalRequired, CallDeferred, ModelRetry, ToolRetriesExhausted, ToolRetryError, UserError
+from .exceptions import (
+    ApprovalRequired,
+    CallDeferred,
+    ModelRetry,
+    ToolFailed,
+    ToolRetriesExhausted,
+    ToolRetryError,
+    UserError,
+)
 
 if TYPE_CHECKING:
     from .capabilities import AbstractCapability
@@ -239,6 +247,7 @@ class ToolManager(Generic[DepsT]):
                 error's `tool_retry` is the prompt to send back to the model.
             ToolRetriesExhausted: the tool's retries are used up.
             ApprovalRequired, CallDeferred: the tool deferred the call.
+            ToolFailed: the run's deferred-call handler answered the deferred call with a failure.
             pydantic.ValidationError, ModelRetry: with `wrap_validation_errors=False`, instead of a counted retry.
         """
         if call.tool_name not in self.tools:
@@ -259,7 +268,8 @@ class ToolManager(Generic[DepsT]):
 
         An approval runs the tool again (approved, with any override arguments) and a deferral it raises then
         propagates; a denial returns the `ToolDenied`; an external result is returned as the handler gave it, or
-        raised as a retry for `ModelRetry` and `RetryPromptPart`. Without an answer the deferral propagates.
+        raised as a retry for `ModelRetry` and `RetryPromptPart`, and as itself for `ToolFailed`. Without an answer
+        the deferral propagates.
         """
         requests = DeferredToolRequests(
             approvals=[call] if isinstance(exc, ApprovalRequired) else [],
@@ -288,6 +298,8 @@ class ToolManager(Generic[DepsT]):
             )
         if isinstance(answer, RetryPromptPart):
             raise ToolRetryError(replace(answer, tool_name=call.tool_name, tool_call_id=call.tool_call_id))
+        if isinstance(answer, ToolFailed):
+            raise answer
         return results.calls[call.tool_call_id]  # the handler's value as it gave it (plain, or a `ToolReturn`)
 
     async def execute_call(

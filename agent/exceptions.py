@@ -23,6 +23,7 @@ BaseException
 │   └── ModelAPIError
 │       └── ModelHTTPError            a provider answered with an HTTP error status
 ├── ToolRetryError                    carries a tool's retry prompt through `wrap_tool_*` handlers
+├── ToolFailed                        the result of an external call that failed (`DeferredToolResults.calls`)
 └── FallbackExceptionGroup            every model of a `FallbackModel` failed (an `ExceptionGroup`)
 ```
 
@@ -53,6 +54,7 @@ __all__ = (
     'SkipModelRequest',
     'SkipToolExecution',
     'SkipToolValidation',
+    'ToolFailed',
     'ToolRetriesExhausted',
     'ToolRetryError',
     'UndrainedPendingMessagesError',
@@ -142,6 +144,57 @@ class CallDeferred(ControlFlowSignal):
     def __init__(self, metadata: dict[str, Any] | None = None) -> None:
         self.metadata = metadata
         super().__init__('Tool call was deferred')
+
+
+class ToolFailed(Exception):
+    """A tool call that is done and failed, reported to the model as a failed result rather than a retry.
+
+    Give it as the result of an external call (a value of `DeferredToolResults.calls`): the model gets the call's
+    return with `outcome='failed'` and this message as its content, and no tool retry is counted. Unlike
+    `ModelRetry`, it does not ask the model to try again. (Pydantic AI 2.x also lets a tool function raise it; here a
+    tool that raises it fails the run like any other exception.)
+    """
+
+    message: str
+    """The failure message returned to the model."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ToolFailed) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.message))
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
+        # Lets a `ToolFailed` be part of `DeferredToolResults.calls` and survive a JSON round trip.
+        from pydantic_core import core_schema
+
+        def from_data(data: Any) -> Any:
+            return cls(cast('dict[str, Any]', data)['message']) if isinstance(data, dict) else data
+
+        return core_schema.no_info_after_validator_function(
+            from_data,
+            core_schema.union_schema(
+                [
+                    core_schema.is_instance_schema(cls),
+                    core_schema.typed_dict_schema(
+                        {
+                            'message': core_schema.typed_dict_field(core_schema.str_schema()),
+                            'kind': core_schema.typed_dict_field(
+                                core_schema.literal_schema(['tool-failed']), required=False
+                            ),
+                        }
+                    ),
+                ]
+            ),
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                lambda failed: {'message': failed.message, 'kind': 'tool-failed'}
+            ),
+        )
 
 
 class SkipModelRequest(ControlFlowSignal):

@@ -6,6 +6,7 @@ from ._content import ToolReturn
 from ._deferred import (
     DeferredToolApprovalResult,
     DeferredToolCallResult,
+    DeferredToolKind,
     DeferredToolRequests,
     DeferredToolResult,
     DeferredToolResults,
@@ -49,6 +50,7 @@ __all__ = (
     'ArgsValidatorFunc',
     'DeferredToolApprovalResult',
     'DeferredToolCallResult',
+    'DeferredToolKind',
     'DeferredToolRequests',
     'DeferredToolResult',
     'DeferredToolResults',
