@@ -119,6 +119,16 @@ class RunPorts:
         """
         return None
 
+    @property
+    def waits_in_process(self) -> bool:
+        """Whether `wait_for_external_event` may wait in this process when no engine installed a waiter.
+
+        Only in-process runs say yes. A run bound elsewhere (a durable workflow) says no: a wait in process would
+        not be recorded, so a replay would ask again and a restart would lose it. Such a run's engine installs a
+        waiter of its own with `agent.external_events.external_event_scope`; until it does, the wait is refused.
+        """
+        return False
+
     def ends_with_deferred_requests(self) -> bool:
         """Whether a run that stops waiting may end with `DeferredToolRequests` even if its output type lacks it.
 
@@ -130,6 +140,11 @@ class RunPorts:
 
 class DirectPorts(RunPorts):
     """Ports for an in-process run: every call happens right here; deferred calls end the run."""
+
+    @property
+    def waits_in_process(self) -> bool:
+        """An in-process run waits for external events in this process."""
+        return True
 
 
 _ports: ContextVar[RunPorts | None] = ContextVar('agent_run_ports', default=None)

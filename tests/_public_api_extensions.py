@@ -69,6 +69,7 @@ EXTENSION_API: dict[str, set[str]] = {
         'RawOutput',
         'RawToolArgs',
         'ReinjectSystemPrompt',
+        'RequestInput',
         'Thinking',
         'ThreadExecutor',
         'Toolset',

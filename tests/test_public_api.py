@@ -340,6 +340,14 @@ CORE_API: dict[str, set[str]] = {
         'UsageLimitExceeded',
         'UserError',
     },
+    'agent.external_events': {
+        'ExternalEventError',
+        'ExternalEventWaiter',
+        'external_event_scope',
+        'fail_external_event',
+        'resolve_external_event',
+        'wait_for_external_event',
+    },
     'agent.result': {
         'AgentEventStream',
         'AgentStream',

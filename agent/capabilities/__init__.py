@@ -38,6 +38,7 @@ from ._prefix_tools import PrefixTools
 from ._prepare_tools import PrepareOutputTools, PrepareTools
 from ._process_event_stream import ProcessEventStream
 from ._reinject_system_prompt import ReinjectSystemPrompt
+from ._request_input import RequestInput
 from ._set_tool_metadata import SetToolMetadata
 from ._sides import IO_HOOKS, HookSide, hook_side, split_by_side
 from ._thinking import Thinking
@@ -105,6 +106,7 @@ __all__ = (
     'RawOutput',
     'RawToolArgs',
     'ReinjectSystemPrompt',
+    'RequestInput',
     'SetToolMetadata',
     'Thinking',
     'ThreadExecutor',
