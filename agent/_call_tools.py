@@ -5,7 +5,6 @@ Output tool calls and text output are handled by `_call_output`.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
@@ -17,6 +16,7 @@ from ._deferred import DeferredToolRequests, DeferredToolResult, ToolApproved, T
 from ._env import now_utc
 from ._events import FunctionToolCallEvent, FunctionToolResultEvent
 from ._parts import ModelRequest, ModelRequestPart, RetryPromptPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from ._tool_fan_out import past_cap, run_in_lanes
 from ._tool_manager import ToolManager
 from ._typed_tool_parts import LoadCapabilityReturnPart
 from ._unusable_response import check_incomplete_tool_call
@@ -124,7 +124,9 @@ async def handle_response(
         to_run.extend(kinds['external'])
         to_run.extend(kinds['unapproved'])
         to_run = [c for c in to_run if c.tool_call_id not in node.answered_call_ids]
-    await _run_function_calls(to_run, resolved, metadata, manager, step, state, deps)
+    # A resumed response was capped when it was first handled: its remaining calls are within the cap.
+    refused = {} if resuming else _past_cap(calls, kinds, final, deps)
+    await _run_function_calls(to_run, resolved, metadata, manager, step, state, deps, refused=refused)
     step.flush(to_run)
 
     if not resuming:
@@ -132,7 +134,7 @@ async def handle_response(
         if final is not None:
             step.done.extend(ToolReturnPart(c.tool_name, TOOL_NOT_EXECUTED, c.tool_call_id) for c in deferred_kind)
         else:
-            await _run_function_calls(deferred_kind, {}, {}, manager, step, state, deps)
+            await _run_function_calls(deferred_kind, {}, {}, manager, step, state, deps, refused=refused)
             step.flush(deferred_kind)
 
     if final is not None and step.has_deferred:
@@ -232,6 +234,27 @@ def _end_with_deferred(
     return End(FinalResult(requests))
 
 
+def _past_cap(
+    calls: Sequence[ToolCallPart],
+    kinds: dict[str, list[ToolCallPart]],
+    final: FinalResult[Any] | None,
+    deps: GraphAgentDeps[Any, Any],
+) -> dict[str, RetryPromptPart]:
+    """Retry prompts for the calls past the ports' cap (`RunPorts.tool_calls_to_run`), by call id.
+
+    The cap counts the calls that would run one of the agent's tools, in call order: function tools, and tools that
+    wait for approval or an external result (unless a final result answers those "not executed"). Output tools and
+    unknown names run nothing.
+    """
+    runs: set[str] = set()
+    if final is None or deps.end_strategy != 'early':
+        runs.update(c.tool_call_id for c in kinds['function'])
+    if final is None:
+        runs.update(c.tool_call_id for c in [*kinds['external'], *kinds['unapproved']])
+    running = [c for c in calls if c.tool_call_id in runs]
+    return past_cap(running, deps.ports.tool_calls_to_run(len(running)))
+
+
 def _batches(calls: list[ToolCallPart], manager: ToolManager[Any]) -> list[list[ToolCallPart]]:
     """Group calls so that independent ones run together and `sequential` tools run alone, in call order."""
     batches: list[list[ToolCallPart]] = []
@@ -258,7 +281,19 @@ async def _run_function_calls(
     step: _StepResults,
     state: GraphAgentState,
     deps: GraphAgentDeps[Any, Any],
+    *,
+    refused: dict[str, RetryPromptPart] | None = None,
 ) -> None:
+    """Run `calls` in batches (`_batches`), each at most `RunPorts.tool_calls_at_once` at a time, in call order.
+
+    The calls `refused` answers are not run: their retry prompts are their results.
+    """
+    if refused:
+        for call in calls:
+            if (part := refused.get(call.tool_call_id)) is not None:
+                step.parts[call.tool_call_id] = part
+                await deps.emit(FunctionToolResultEvent(part))
+        calls = [c for c in calls if c.tool_call_id not in refused]
     to_execute = sum(
         1
         for c in calls
@@ -268,24 +303,14 @@ async def _run_function_calls(
     )
     if to_execute:
         deps.usage_limits.check_before_tool_call(state.usage, to_execute)
+
+    async def handle(c: ToolCallPart) -> None:
+        await _handle_call(c, resolved.get(c.tool_call_id), metadata.get(c.tool_call_id), manager, step, state, deps)
+
     for batch in _batches(calls, manager):
-        tasks = [
-            asyncio.ensure_future(
-                _handle_call(c, resolved.get(c.tool_call_id), metadata.get(c.tool_call_id), manager, step, state, deps)
-            )
-            for c in batch
-        ]
-        try:
-            await asyncio.gather(*tasks)
-        except GeneratorExit:
-            raise  # the coroutine is being closed (a durable run dropped from a worker's cache): it cannot await
-        except BaseException:
-            # One call failed the run (or the run was cancelled): the calls still running are cancelled rather than
-            # left to finish on their own. gather() rather than wait(): a workflow must not iterate over sets.
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
+        # One call that fails the run (or the run's cancellation) cancels the calls still running, rather than leave
+        # them to finish on their own, and the waiting ones never start.
+        await run_in_lanes(batch, deps.ports.tool_calls_at_once(len(batch)), handle)
 
 
 async def _handle_call(

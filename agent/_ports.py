@@ -83,6 +83,21 @@ class RunPorts:
             capability, ctx, call=call, tool_def=tool.tool_def, args=args, execute=execute
         )
 
+    def tool_calls_at_once(self, calls: int) -> int:
+        """How many of `calls` independent tool calls of one model response run at once: all of them by default.
+
+        The others wait in call order, and each starts as one running ends (see `agent._tool_fan_out`). A durable
+        run bounds this, so a response asking for hundreds of calls does not start hundreds of activities at once.
+        """
+        return calls
+
+    def tool_calls_to_run(self, calls: int) -> int:
+        """How many of the `calls` tool calls of one model response run at all: all of them by default.
+
+        The calls past that many, in call order, are answered with a retry prompt asking the model for fewer.
+        """
+        return calls
+
     async def await_deferred_results(
         self, ctx: RunContext[Any], requests: DeferredToolRequests
     ) -> DeferredToolResults | None:
