@@ -20,6 +20,8 @@ from agent.exceptions import UserError
 from agent.external_events import fail_external_event, resolve_external_event, wait_for_external_event
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from agent.models.test import TestModel
+from agent.usage import RunUsage
 
 WAIT = 5.0
 
@@ -157,6 +159,33 @@ async def test_a_timeout_fails_a_pending_external_call_with_a_message_to_the_mod
     (_, token), *_ = inbox.posted
     with pytest.raises(UserError, match='No wait in this process has this token'):
         resolve_external_event(token, {'calls': {'charge-1': 'late'}})
+
+
+async def test_the_results_say_who_answered_each_call() -> None:
+    requests = DeferredToolRequests(
+        approvals=[ToolCallPart('delete_file', {'path': 'a.txt'}, 'del-1')],
+        calls=[ToolCallPart('charge', {'amount': 5}, 'charge-1')],
+    )
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    inbox = Inbox()
+    handling = asyncio.create_task(RequestInput(inbox).handle_deferred_tool_calls(ctx, requests=requests))
+    _, token = await inbox.next()
+
+    resolve_external_event(
+        token,
+        {
+            'approvals': {'del-1': True},
+            'calls': {'charge-1': 'receipt 42'},
+            'answered_by': {'del-1': 'alice', 'charge-1': 'billing-bot'},
+        },
+    )
+
+    results = await asyncio.wait_for(handling, WAIT)
+    assert results == DeferredToolResults(
+        approvals={'del-1': True},
+        calls={'charge-1': 'receipt 42'},
+        answered_by={'del-1': 'alice', 'charge-1': 'billing-bot'},
+    )
 
 
 async def test_an_external_call_gets_its_result_through_the_token() -> None:
