@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     from ._data_converter import PayloadDecodeError
     from ._door import InvalidInput, parse_one
     from ._eviction import watch_waiting
+    from ._fan_out import ToolFanOut
     from ._handoff import Handover, load_history
     from ._history_limits import history_is_full
     from ._ports import WorkflowPorts
@@ -344,6 +345,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
             turn=self._turn_count,
             checkpoint=inp.checkpoint,
             encoder=self._encoder,
+            fan_out=ToolFanOut(
+                inp.max_tool_calls_in_flight or durable.max_tool_calls_in_flight,
+                inp.max_tool_calls_per_response or durable.max_tool_calls_per_response,
+            ),
             reject=lambda refused: self._reject(
                 [Rejection('submit_deferred_tool_results', reason, call_id) for call_id, reason in refused]
             ),

@@ -14,6 +14,7 @@ from agent import Agent, UserError
 
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
+from ._fan_out import DEFAULT_MAX_TOOL_CALLS_IN_FLIGHT
 from ._result_size import RESULT_MESSAGES_BUDGET
 
 __all__ = ('DeferredNotifier', 'DurableAgent', 'with_event_stream_handler')
@@ -45,6 +46,15 @@ class DurableAgent:
     """Bytes of JSON one tool result may take. A larger one is refused at that call with a retry prompt naming
     its size and the limit (counted against the tool's retries), so no run completes with messages too large for
     a client to read (see `activities._tool_result_size`). At most `RESULT_MESSAGES_BUDGET`."""
+    max_tool_calls_in_flight: int = DEFAULT_MAX_TOOL_CALLS_IN_FLIGHT
+    """Tool calls of one model response that run at once (32 by default); the others wait in the workflow, in call
+    order, and each starts as one running ends. Only when calls start changes, not what they do: a response of
+    hundreds of calls never schedules hundreds of activities at once (see `workflows._fan_out`). A run's input may
+    set its own."""
+    max_tool_calls_per_response: int | None = None
+    """Tool calls of one model response that run at all (`None`, the default: every one). The calls past it, in
+    call order, are not run: the model gets a retry prompt for each saying how many it asked for and how many run,
+    so it asks again with fewer. A run's input may set its own."""
 
     @property
     def activity_event_stream_handler(self) -> EventStreamHandler | None:
@@ -56,10 +66,17 @@ class DurableAgent:
 
         Raises:
             UserError: naming the agent and what is wrong (bad timeouts, options for a tool it does not have, a
-                tool timeout its activity would cut short, a tool result limit a payload cannot carry).
+                tool timeout its activity would cut short, a tool result limit a payload cannot carry, a fan-out
+                limit below 1).
         """
         self.model_activity.check(f'Agent {name!r} model_activity')
         self.tool_activity.check(f'Agent {name!r} tool_activity')
+        for option, value in (
+            ('max_tool_calls_in_flight', self.max_tool_calls_in_flight),
+            ('max_tool_calls_per_response', self.max_tool_calls_per_response),
+        ):
+            if value is not None and not (isinstance(value, int) and value >= 1):
+                raise UserError(f'Agent {name!r}: {option} must be a whole number of at least 1, not {value!r}')
         if not 0 < self.max_tool_result_bytes <= RESULT_MESSAGES_BUDGET:
             raise UserError(
                 f'Agent {name!r}: max_tool_result_bytes must be between 1 and {RESULT_MESSAGES_BUDGET} (what one '

@@ -44,6 +44,7 @@ from ._activity_ids import ActivityIds
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
 from ._durable_agent import DurableAgent
+from ._fan_out import ToolFanOut
 from ._missing_keys import until_decrypted
 from ._remote_toolset import ActivityListedToolset
 from ._request_encoder import RequestEncoder
@@ -107,6 +108,7 @@ class WorkflowPorts(RunPorts):
         turn: int = 0,
         checkpoint: RunCheckpoint | None = None,
         encoder: RequestEncoder | None = None,
+        fan_out: ToolFanOut | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.reject = reject or (lambda refused: None)
@@ -130,6 +132,8 @@ class WorkflowPorts(RunPorts):
         self._checkpoint = checkpoint
         self.spans = SpanGate()
         """Closed when the workflow run continues as new mid-turn: the next one ends the run's span."""
+        self.fan_out = fan_out or ToolFanOut()
+        """How many tool calls of one response run at once, and at all (see `workflows._fan_out`)."""
 
     def doing(self) -> tuple[str, ...]:
         """The model requests and tool calls in flight, as lines of the run's current details."""
@@ -265,6 +269,14 @@ class WorkflowPorts(RunPorts):
                 workflow_side, ctx, call=call, tool_def=tool.tool_def, args=args, execute=execute
             )
         return await execute(args)
+
+    def tool_calls_at_once(self, calls: int) -> int:
+        """At most `max_tool_calls_in_flight` tool calls of one response at a time; the rest wait in the workflow."""
+        return self.fan_out.at_once(calls)
+
+    def tool_calls_to_run(self, calls: int) -> int:
+        """At most `max_tool_calls_per_response` calls of one response run, if the run has that cap."""
+        return self.fan_out.to_run(calls)
 
     async def await_deferred_results(
         self, ctx: RunContext[Any], requests: DeferredToolRequests

@@ -62,6 +62,14 @@ def check_input(inp: AgentRunInput) -> None:
         )
     if inp.max_turns_per_run is not None and inp.max_turns_per_run < 1:
         raise InvalidInput(f'{RUN_INPUT} is invalid: max_turns_per_run must be at least 1, got {inp.max_turns_per_run}')
+    for name, value in (
+        ('max_tool_calls_in_flight', inp.max_tool_calls_in_flight),
+        ('max_tool_calls_per_response', inp.max_tool_calls_per_response),
+    ):
+        if value is not None and value < 1:
+            raise InvalidInput(
+                f"{RUN_INPUT} is invalid: {name} must be at least 1, got {value} (leave it out for the agent's own)"
+            )
     owner = inp.owner
     if owner is not None and not (owner.strip() and len(owner) <= MAX_OWNER_LENGTH):
         shown = owner if len(owner) <= 40 else f'{owner[:40]}...'

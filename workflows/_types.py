@@ -97,6 +97,12 @@ class AgentRunInput:
     owner: str | None = None
     """Who started the run (a user id), recorded as the `AgentOwner` search attribute so an inbox can list a
     person's runs (see `workflows._search_attributes`)."""
+    max_tool_calls_in_flight: int | None = None
+    """Tool calls of one model response that run at once (the others wait, in call order); `None`: the agent's
+    `DurableAgent.max_tool_calls_in_flight`."""
+    max_tool_calls_per_response: int | None = None
+    """Tool calls of one model response that run at all (the model is asked to ask again for the rest); `None`:
+    the agent's `DurableAgent.max_tool_calls_per_response`."""
 
 
 @dataclass
