@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._source import parse_file
+
 ROOT = Path(__file__).parents[1]
 
 BOTTOM = (
@@ -106,7 +108,7 @@ def _imports(root: Path, package: str, *, functions: bool) -> dict[str, set[str]
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
         targets: set[str] = set()
-        for node, in_function in _import_statements(ast.parse(path.read_text(), str(path)).body):
+        for node, in_function in _import_statements(parse_file(path).body):
             if in_function and not functions:
                 continue
             if isinstance(node, ast.Import):

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._source import parse_file
+
 ROOT = Path(__file__).parents[1]
 
 LAYERS = ('agent', 'activities', 'workflows', 'worker', 'doors', 'deploy')
@@ -57,7 +59,7 @@ def _is_main_block(node: ast.AST) -> bool:
 def _imported(module: str, path: Path) -> Iterator[tuple[str, int]]:
     """Every module `module` imports, with the line: statements anywhere, and names given to dynamic importers."""
     is_package = path.name == '__init__.py'
-    tree = ast.parse(path.read_text(), str(path))
+    tree = parse_file(path)
     skipped = {id(child) for node in tree.body if _is_main_block(node) for child in ast.walk(node)}
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -145,7 +147,7 @@ def test_the_top_level_parts_form_no_cycle():
 def test_a_compatibility_alias_holds_no_code_of_its_own(alias: str):
     """An alias re-exports: no classes, and no functions but PEP 562's `__getattr__` / `__dir__`."""
     path = dict(_modules(alias.split('.')[0]))[alias]
-    tree = ast.parse(path.read_text())
+    tree = parse_file(path)
     defined = [
         node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
     ]

@@ -10,6 +10,7 @@ from pathlib import Path
 from agent import Agent, RunContext
 from agent._env import RunEnvironment, use_environment
 from agent._threads import INLINE, use_thread_executor
+from tests._source import parse_file
 
 AGENT_DIR = Path(__file__).parent.parent / 'agent'
 
@@ -61,7 +62,7 @@ def test_runtime_never_imports_temporal_or_reads_the_clock_directly() -> None:
     for path in AGENT_DIR.rglob('*.py'):
         if path.name == '_env.py':
             continue
-        tree = ast.parse(path.read_text())
+        tree = parse_file(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 names = [alias.name.split('.')[0] for alias in node.names]
