@@ -55,7 +55,7 @@ class Bench:
     sandboxed: bool = True
     """Whether the runtime's workers (and S6's replayer) run workflows in Temporal's sandbox (`--unsandboxed`)."""
     scenarios: tuple[str, ...] = ()
-    """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3 and S5)."""
+    """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3, S5 and S9)."""
     floor: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """The floor's figures (S0) per scenario it was measured for, reported next to that scenario's."""
 

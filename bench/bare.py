@@ -8,6 +8,10 @@ reports against the floor runs it in the same invocation, on the same dev server
 
 `BareSteps` is S6's floor: as many sequential activities as a long run of S2 has (a model request and a tool call
 per step, and the final model request), each returning S2's 5000 bytes, replayed with the SDK's defaults.
+
+`BareFanOut` is S9's floor: a model request, as many tool activities as S9's response asks for, at most as many at
+once as the runtime runs (each starting as one ends, in order), each returning `DEFAULT_PAYLOAD` bytes, and a final
+model request.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections import deque
 from datetime import timedelta
 from typing import Any
 
@@ -28,10 +33,12 @@ with workflow.unsafe.imports_passed_through():
 
 __all__ = (
     'BARE_OUTPUT',
+    'BareFanOut',
     'BareSteps',
     'BareWorkflow',
     'bare_activities',
     'bare_client',
+    'bare_fan_out_call',
     'bare_step',
     'bare_worker',
     'finish_bare',
@@ -121,6 +128,33 @@ class BareSteps:
         return activities
 
 
+@activity.defn(name='bare.fan_out_call')
+async def bare_fan_out_call(index: int) -> str:
+    """One call of `BareFanOut`: returns `DEFAULT_PAYLOAD` bytes, as S9's tool does."""
+    return _FAN_OUT_BODY
+
+
+_FAN_OUT_BODY = _body('fan_out', DEFAULT_PAYLOAD)
+
+
+@workflow.defn(name='BareFanOut')
+class BareFanOut:
+    """A model request, `calls` tool activities with at most `in_flight` running at once, a final model request."""
+
+    @workflow.run
+    async def run(self, calls: int, in_flight: int) -> int:
+        await workflow.execute_activity('bare.model', 0, start_to_close_timeout=_TIMEOUT)
+        waiting = deque(range(calls))
+
+        async def lane() -> None:
+            while waiting:
+                await workflow.execute_activity('bare.fan_out_call', waiting.popleft(), start_to_close_timeout=_TIMEOUT)
+
+        await asyncio.gather(*(lane() for _ in range(min(in_flight, calls))))
+        await workflow.execute_activity('bare.model', 2, start_to_close_timeout=_TIMEOUT)
+        return calls
+
+
 def bare_client(client: Client) -> Client:
     """`client` with the SDK's default data converter (plain JSON payloads, nothing compressed)."""
     return Client(**{**client.config(), 'data_converter': DataConverter.default})
@@ -131,8 +165,8 @@ def bare_worker(client: Client, task_queue: str, **options: Any) -> Worker:
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[BareWorkflow, BareSteps],
-        activities=[*bare_activities(), bare_step],
+        workflows=[BareWorkflow, BareSteps, BareFanOut],
+        activities=[*bare_activities(), bare_step, bare_fan_out_call],
         **options,
     )
 

@@ -1,9 +1,9 @@
-"""S0, the floor: what S1, S3 and S5 measure, on a bare Temporal workflow (`bench.bare`), in the same invocation.
+"""S0, the floor: what S1, S3, S5 and S9 measure, on a bare Temporal workflow (`bench.bare`), in the same invocation.
 
 `s0_floor` runs the bare workflow through the phases of the scenarios selected with it (S1's sequential and
-throughput phases, S3's approval, S5's thousand waiting runs) and keeps its figures on the `Bench`; `against_floor`
-then puts each of those scenarios' figures next to the floor's and as a ratio (`S0` and `over_S0` in the
-scenario's line), so a slow machine slows both sides and a regression still shows.
+throughput phases, S3's approval, S5's thousand waiting runs, S9's fan-out) and keeps its figures on the `Bench`;
+`against_floor` then puts each of those scenarios' figures next to the floor's and as a ratio (`S0` and `over_S0`
+in the scenario's line), so a slow machine slows both sides and a regression still shows.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from temporalio.client import WorkflowHandle
 
 from ._support import Bench, bounded, history_stats, ms, new_task_queue, p90, retrying, rss_mb, within
 from .bare import bare_client, bare_worker, finish_bare, run_bare, start_bare, wait_bare
+from .fan_out import fan_out_floor
 
 __all__ = ('FLOOR_FIGURES', 'against_floor', 'floor_of', 's0_floor')
 
@@ -33,6 +34,15 @@ FLOOR_FIGURES: dict[str, tuple[str, ...]] = {
     ),
     'S3': ('signal_to_result_ms', 'start_to_awaiting_ms', 'history_events', 'history_proto_bytes'),
     'S5': ('start_to_all_waiting_s', 'rss_kb_per_waiting_run', 'approve_to_all_complete_s', 'workflow_task_timeouts'),
+    'S9': (
+        'wall_ms',
+        'worker_cpu_ms_per_run',
+        'max_in_flight',
+        'history_events',
+        'history_proto_bytes',
+        'proto_bytes_per_call',
+        'workflow_tasks',
+    ),
 }
 """The figures of each scenario that the floor also measures, under the same names."""
 
@@ -47,7 +57,7 @@ def floor_of(scenario: str) -> str | None:
 
 
 async def s0_floor(bench: Bench) -> dict[str, Any]:
-    """The bare workflow through the phases of the selected scenarios among S1, S3 and S5."""
+    """The bare workflow through the phases of the selected scenarios among S1, S3, S5 and S9."""
     client = bare_client(bench.client)
     floor: dict[str, dict[str, Any]] = {}
     selected = {floor_of(key) for key in bench.scenarios} if bench.scenarios else set(FLOOR_FIGURES)
@@ -57,6 +67,10 @@ async def s0_floor(bench: Bench) -> dict[str, Any]:
         floor['S3'] = await _approval(client)
     if 'S5' in selected:
         floor['S5'] = await _waiting(bench, client)
+    if 'S9' in selected:
+        queue = new_task_queue('S0')
+        async with bare_worker(client, queue):
+            floor['S9'] = await fan_out_floor(bench, client, queue)
     bench.floor.update(floor)
     return dict(floor)
 
