@@ -36,7 +36,7 @@ from agent.messages import (
 from agent.models.function import AgentInfo, FunctionModel
 from tests.mcp._servers import InProcessServer, build_app
 from worker import build_replayer, build_worker
-from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow, DurableAgent
+from workflows import ActivityOptions, AgentRunInput, AgentRunOutput, AgentWorkflow, DurableAgent, _registry
 from workflows._fan_out import DEFAULT_MAX_TOOL_CALLS_IN_FLIGHT, TOOL_FAN_OUT_PATCH
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -160,6 +160,15 @@ def tool_activities(history: WorkflowHistory, agent: str = 'fan_out') -> tuple[i
     return peak, scheduled
 
 
+async def replay_failure(history: WorkflowHistory, durable: DurableAgent) -> Exception | None:
+    """Replay `history` as a worker serving `durable` would (the replayer registers it for any task queue)."""
+    try:
+        result = await build_replayer({'fan_out': durable}).replay_workflow(history, raise_on_replay_failure=False)
+    finally:
+        _registry.unregister('fan_out')
+    return result.replay_failure
+
+
 @pytest_asyncio.fixture(scope='module', loop_scope='session')
 async def bounded(temporal_env: WorkflowEnvironment) -> AsyncIterator[dict[int, Recorded]]:
     """Runs whose one response asks for 100 and for 500 tool calls, under a limit of 20 in flight."""
@@ -204,9 +213,8 @@ async def test_history_grows_linearly_with_the_calls_of_one_response(bounded: di
 
 
 async def test_a_bounded_run_replays_without_nondeterminism(bounded: dict[int, Recorded]) -> None:
-    replayer = build_replayer({'fan_out': DurableAgent(fan_out_agent, max_tool_calls_in_flight=LIMIT)})
-    result = await replayer.replay_workflow(bounded[500].history, raise_on_replay_failure=False)
-    assert result.replay_failure is None
+    durable = DurableAgent(fan_out_agent, max_tool_calls_in_flight=LIMIT)
+    assert await replay_failure(bounded[500].history, durable) is None
 
 
 async def test_local_tool_activities_keep_at_most_20_calls_running(client: Client, task_queue: str) -> None:
@@ -295,8 +303,7 @@ async def test_a_run_recorded_before_bounded_fan_out_replays_as_it_ran(client: C
     ):
         recorded = await run(client, task_queue, '40')
     assert tool_activities(recorded.history)[0] == 40
-    result = await build_replayer({'fan_out': durable}).replay_workflow(recorded.history, raise_on_replay_failure=False)
-    assert result.replay_failure is None
+    assert await replay_failure(recorded.history, durable) is None
 
 
 @pytest.mark.parametrize('option', ['max_tool_calls_in_flight', 'max_tool_calls_per_response'])
