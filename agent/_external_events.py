@@ -25,8 +25,11 @@ from ._threads import call_maybe_async
 from .exceptions import UserError
 
 __all__ = (
+    'Credit',
     'ExternalEventError',
     'ExternalEventWaiter',
+    'Validate',
+    'check_payload',
     'check_timeout',
     'external_event_scope',
     'fail_external_event',
@@ -40,6 +43,14 @@ class ExternalEventError(Exception):
     """The event a wait was for will not arrive: its timeout elapsed, or its token was failed. The message says why."""
 
 
+Validate = Callable[[JsonValue], object]
+"""Checks the JSON payload a resolver sends before it ends a wait; raises `ValueError` or `UserError` saying what is
+wrong with it (pydantic's `ValidationError` is a `ValueError`). What it returns is ignored."""
+
+Credit = Callable[[JsonValue, str], JsonValue]
+"""Given a payload (already checked) and who sent it, the payload crediting them (`RequestInput`: `answered_by`)."""
+
+
 class ExternalEventWaiter(ABC):
     """How waits happen: in this process by default; a durable engine implements one to record them."""
 
@@ -50,14 +61,22 @@ class ExternalEventWaiter(ABC):
         *,
         ask: Callable[[str], Awaitable[JsonValue]],
         timeout: timedelta | None,  # noqa: ASYNC109 - Pydantic AI's interface; a durable engine times out its own way
+        validate: Validate | None = None,
+        credit: Credit | None = None,
     ) -> JsonValue:
         """Create a resume token, call `ask` with it once, and unless `ask` answered, wait until the token is resolved.
+
+        `validate` and `credit` extend Pydantic AI's signature: `wait_for_external_event` passes them only to a
+        waiter whose `wait` takes them, and checks the payload itself after the wait of one that does not.
 
         Args:
             name: The wait's name, stable across deployments (a durable engine names its record of the wait by it).
             ask: Called once with the token; returns the JSON answer when it answered at once, or `None` when the
                 answer comes by the token.
             timeout: How long to wait (including `ask`), or `None` for no limit.
+            validate: Refuses a resolution's payload that does not fit the wait, before it ends the wait: the
+                resolver is told why (`ValueError`/`UserError` message) and the wait goes on.
+            credit: Applied to a resolution's payload (after `validate`) when the resolver names who it is.
 
         Returns:
             The answer `ask` returned, or else the JSON payload the token was resolved with.
@@ -86,6 +105,8 @@ class _PendingWait:
 
     loop: asyncio.AbstractEventLoop
     done: asyncio.Event
+    validate: Validate | None = None
+    credit: Credit | None = None
     settled: bool = False
     payload: JsonValue = None
     error: ExternalEventError | None = None
@@ -123,9 +144,11 @@ class _InProcessWaiter(ExternalEventWaiter):
         *,
         ask: Callable[[str], Awaitable[JsonValue]],
         timeout: timedelta | None,  # noqa: ASYNC109 - Pydantic AI's interface; a durable engine times out its own way
+        validate: Validate | None = None,
+        credit: Credit | None = None,
     ) -> JsonValue:
         token = secrets.token_urlsafe(32)
-        pending = _PendingWait(asyncio.get_running_loop(), asyncio.Event())
+        pending = _PendingWait(asyncio.get_running_loop(), asyncio.Event(), validate, credit)
         with _lock:
             _pending[token] = pending
         deadline = asyncio.timeout(None if timeout is None else timeout.total_seconds())
@@ -145,7 +168,7 @@ class _InProcessWaiter(ExternalEventWaiter):
         # Read once the entry is gone: a resolver either settled the wait before that (and was told it did, so its
         # outcome stands even if the timeout fired at the same moment) or found no wait and raised.
         if not pending.settled:
-            raise ExternalEventError(f'No answer arrived within {timeout}.')
+            raise ExternalEventError(f'No resolution arrived within {timeout}.')
         if pending.error is not None:
             raise pending.error
         return pending.payload
@@ -159,6 +182,8 @@ async def wait_for_external_event(
     *,
     ask: Callable[[str], Awaitable[object | None] | object | None],
     timeout: timedelta | None = None,  # noqa: ASYNC109 - Pydantic AI's signature; a durable engine times out its own way
+    validate: Validate | None = None,
+    credit: Credit | None = None,
 ) -> JsonValue:
     """Hand a new resume token to `ask`, and return the answer `ask` gives or else the payload the token gets.
 
@@ -172,6 +197,12 @@ async def wait_for_external_event(
             come by the token. It runs as a durable unit: it may not wait for an event itself.
         timeout: How long to wait before giving up, `None` for no limit. It bounds `ask` too: an async `ask` still
             running when it elapses is cancelled.
+        validate: An extension of Pydantic AI's signature: checks the JSON payload a resolver sends and raises
+            `ValueError` (or `UserError`) saying what is wrong with it; the resolution is then refused (in process:
+            `resolve_external_event` raises `UserError`; a durable engine's door refuses it) and the wait goes on.
+            Keep it pure: a durable engine calls it in its workflow.
+        credit: An extension too: given a resolution's payload and the caller the resolver named (`caller=`),
+            returns the payload crediting them (`RequestInput` fills in `answered_by`). Pure, like `validate`.
 
     Returns:
         The JSON form of the answer `ask` returned, or the payload the token was resolved with.
@@ -179,8 +210,9 @@ async def wait_for_external_event(
     Raises:
         ExternalEventError: The timeout elapsed, or the token was failed (the message is the reason).
         UserError: `timeout` is not positive; the wait was started inside a durable unit (a tool call in an
-            activity, or an `ask`); it was started in a durable run whose engine installed no waiter; or `ask`
-            returned something that has no JSON form.
+            activity, or an `ask`); it was started in a durable run whose engine installed no waiter; `ask`
+            returned something that has no JSON form; or the waiter does not take `validate` and the payload it
+            returned does not pass it.
     """
     check_timeout(timeout)
     if in_durable_unit():
@@ -209,18 +241,64 @@ async def wait_for_external_event(
                 answer = await answer
         return None if answer is None else to_json(answer)
 
-    return await waiter.wait(name, ask=ask_with_token, timeout=timeout)
+    if _takes_extensions(waiter):
+        return await waiter.wait(name, ask=ask_with_token, timeout=timeout, validate=validate, credit=credit)
+    # A waiter written for Pydantic AI's signature: the payload is checked once it reaches the run.
+    payload = await waiter.wait(name, ask=ask_with_token, timeout=timeout)
+    if validate is not None:
+        check_payload(validate, payload)
+    return payload
 
 
-def resolve_external_event(token: str, payload: object) -> None:
-    """End the in-process wait for `token` with `payload` (converted to its JSON form), from any thread.
+def _takes_extensions(waiter: ExternalEventWaiter) -> bool:
+    """Whether `waiter.wait` takes `validate` and `credit` (ours do; one written for Pydantic AI's may not)."""
+    parameters = inspect.signature(waiter.wait).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+        return True
+    return 'validate' in parameters and 'credit' in parameters
+
+
+def check_payload(validate: Validate, payload: JsonValue) -> None:
+    """Run `validate` on `payload`.
 
     Raises:
-        UserError: `payload` has no JSON form (the wait goes on), or no wait in this process has this token: it is
-            wrong, from another process or a durable engine, or its wait already ended (resolved, failed, timed out
-            or cancelled).
+        UserError: `validate` refused it; the message is one line saying why.
     """
-    _end(token, payload=to_json(payload))
+    try:
+        validate(payload)
+    except (ValueError, UserError) as error:
+        raise UserError(f'The payload does not fit the wait: {_one_line(error)}') from error
+
+
+def _one_line(error: Exception) -> str:
+    text = error.message if isinstance(error, UserError) else str(error)
+    return ' '.join(text.split())
+
+
+def resolve_external_event(token: str, payload: object, *, caller: str | None = None) -> None:
+    """End the in-process wait for `token` with `payload` (converted to its JSON form), from any thread.
+
+    Args:
+        token: The token the wait handed to `ask`.
+        payload: The answer.
+        caller: An extension of Pydantic AI's signature: who answers (a free-form id), given to the wait's `credit`
+            (`RequestInput` records it in `answered_by` for the calls the payload answers without naming anyone).
+
+    Raises:
+        UserError: `payload` has no JSON form or the wait's `validate` refuses it (the wait goes on), or no wait in
+            this process has this token: it is wrong, from another process or a durable engine, or its wait already
+            ended (resolved, failed, timed out or cancelled).
+    """
+    value = to_json(payload)
+    with _lock:
+        pending = _pending.get(token)
+    if pending is not None:
+        # Outside the lock: `validate` is the wait's own code. The wait may end meanwhile; `_end` then says so.
+        if pending.validate is not None:
+            check_payload(pending.validate, value)
+        if caller is not None and pending.credit is not None:
+            value = pending.credit(value, caller)
+    _end(token, payload=value)
 
 
 def fail_external_event(token: str, reason: str) -> None:

@@ -24,7 +24,10 @@ Hook points for a durable engine (`workflows/` and `activities/` here):
    for the wait, resolved by a signal or update), call `ask(token)` once as a recorded unit (the `ask` it gets
    already marks itself a durable unit and returns the JSON form of the answer, or `None`), return that answer if
    there is one, and otherwise wait durably for the resolution, raising `ExternalEventError` on failure or when
-   `timeout` elapses. A replay must return the recorded outcome without calling `ask` again.
+   `timeout` elapses. A replay must return the recorded outcome without calling `ask` again. Two keywords extend
+   Pydantic AI's signature: `validate` (refuse a resolution's payload at the door, so a bad one never reaches
+   the run's history and the wait goes on) and `credit` (put who resolved the wait into the payload); a waiter
+   that does not take them still works, and the payload is then checked once the wait returns it.
 2. Enter `agent._durable_unit.durable_unit_scope()` around the body of every unit that runs user code (tool calls
    and model requests in activities), so that a wait started there is refused with `UserError` rather than held
    inside an activity.

@@ -192,7 +192,7 @@ async def test_an_answer_from_ask_without_a_json_form_raises_user_error() -> Non
 async def test_the_timeout_ends_the_wait_and_its_token() -> None:
     ask = Tokens()
 
-    with pytest.raises(ExternalEventError, match=r'No answer arrived within 0:00:00\.05'):
+    with pytest.raises(ExternalEventError, match=r'No resolution arrived within 0:00:00\.05'):
         await wait_for_external_event('review', ask=ask, timeout=timedelta(milliseconds=50))
 
     with pytest.raises(UserError, match='No wait in this process has this token'):
@@ -264,7 +264,8 @@ class RecordingWaiter(ExternalEventWaiter):
     answer: JsonValue
     calls: list[tuple[str, timedelta | None, JsonValue]]
 
-    async def wait(
+    # Pydantic AI's signature, on purpose: without this project's `validate` and `credit`.
+    async def wait(  # pyright: ignore[reportIncompatibleMethodOverride]
         self,
         name: str,
         *,
@@ -323,3 +324,40 @@ def test_waits_work_on_any_event_loop_of_any_thread() -> None:
     thread.start()
     thread.join(WAIT * 2)
     assert results == ['from a thread of its own']
+
+
+def must_be_approval(payload: JsonValue) -> None:
+    if not isinstance(payload, dict) or 'approved' not in payload:
+        raise ValueError('an answer is {"approved": true|false}')
+
+
+async def test_a_payload_the_wait_refuses_is_refused_to_its_resolver_and_the_wait_goes_on() -> None:
+    ask = Tokens()
+    wait = asyncio.create_task(wait_for_external_event('review', ask=ask, validate=must_be_approval))
+    token = await ask.next()
+
+    with pytest.raises(UserError, match=r'The payload does not fit the wait: an answer is \{"approved"'):
+        resolve_external_event(token, 'yes')
+    resolve_external_event(token, {'approved': True})
+
+    assert await asyncio.wait_for(wait, WAIT) == {'approved': True}
+
+
+async def test_a_resolver_that_names_itself_is_credited_by_the_wait() -> None:
+    ask = Tokens()
+
+    def credit(payload: JsonValue, caller: str) -> JsonValue:
+        return {**payload, 'by': caller} if isinstance(payload, dict) else payload
+
+    wait = asyncio.create_task(wait_for_external_event('review', ask=ask, credit=credit))
+    resolve_external_event(await ask.next(), {'approved': True}, caller='alice')
+
+    assert await asyncio.wait_for(wait, WAIT) == {'approved': True, 'by': 'alice'}
+
+
+async def test_a_waiter_written_for_pydantic_ais_signature_gets_its_payload_checked_once_it_returns() -> None:
+    with external_event_scope(RecordingWaiter(answer='yes', calls=[])):
+        with pytest.raises(UserError, match='The payload does not fit the wait'):
+            await wait_for_external_event('review', ask=lambda token: None, validate=must_be_approval)
+        got = await wait_for_external_event('review', ask=lambda token: {'approved': False}, validate=must_be_approval)
+    assert got == {'approved': False}

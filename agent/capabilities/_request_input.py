@@ -50,7 +50,11 @@ class RequestInput(AbstractCapability[AgentDepsT]):
     agent = Agent('openai:gpt-5.2', capabilities=[RequestInput(ask, timeout=timedelta(hours=1))])
     ```
 
-    In a durable run the wait is refused with `UserError` until the durable engine records such waits.
+    In a durable run the workflow records the wait (see `workflows`): `ask` runs once, its answer is kept in the
+    run's history, and the token is resolved through the workflow (an update, a signal, `AgentClient.resolve_token`,
+    `agents answer`, the chat app's route). A resolution whose payload is not `DeferredToolResults` naming only
+    pending calls is refused where it arrives and the wait goes on; one that names who sends it (`caller`) credits
+    them in `answered_by` for each call it answers without naming anyone.
     """
 
     ask: Callable[
@@ -97,7 +101,11 @@ class RequestInput(AbstractCapability[AgentDepsT]):
         """
         try:
             payload = await wait_for_external_event(
-                self.name, ask=partial(self._ask, ctx, requests), timeout=self.timeout
+                self.name,
+                ask=partial(self._ask, ctx, requests),
+                timeout=self.timeout,
+                validate=partial(_answer, requests),
+                credit=partial(_credit, requests),
             )
         except ExternalEventError as error:
             message = f'No decision on this tool call arrived: {error}'
@@ -106,12 +114,7 @@ class RequestInput(AbstractCapability[AgentDepsT]):
                 calls={call.tool_call_id: ToolFailed(message) for call in requests.calls},
             )
         try:
-            # Through JSON, so an answer reads the same whether `ask` gave it or a resolver sent it.
-            answer = _RESULTS.validate_json(pydantic_core.to_json(payload))
-            # `build_results` refuses ids that are not pending (e.g. an answer meant for an earlier wait).
-            return requests.build_results(
-                answer.approvals, answer.calls, answer.metadata, answered_by=answer.answered_by
-            )
+            return _answer(requests, payload)
         except ValueError as error:  # pydantic's ValidationError is one too
             raise UserError(f'The answer sent for the pending deferred tool calls is not valid: {error}') from error
 
@@ -123,3 +126,35 @@ class RequestInput(AbstractCapability[AgentDepsT]):
         if isinstance(answer, DeferredToolResults):
             return _RESULTS.dump_python(answer, mode='json')
         return answer  # `None`, or something that is not an answer: validating it says what is wrong
+
+
+def _answer(requests: DeferredToolRequests, payload: JsonValue) -> DeferredToolResults:
+    """`payload` as the results of `requests`; also the wait's `validate`, so a resolver hears of a bad one at once.
+
+    Raises:
+        ValueError: `payload` is not the JSON form of `DeferredToolResults`, or names calls that are not pending
+            (e.g. an answer meant for an earlier wait).
+    """
+    try:
+        # Through JSON, so an answer reads the same whether `ask` gave it or a resolver sent it.
+        answer = _RESULTS.validate_json(pydantic_core.to_json(payload))
+    except pydantic.ValidationError as error:
+        problems = '; '.join(
+            f'{".".join(str(part) for part in e["loc"]) or "the payload"}: {e["msg"]}'
+            for e in error.errors(include_url=False)[:3]
+        )
+        raise ValueError(f'it is not the JSON form of DeferredToolResults ({problems})') from None
+    return requests.build_results(answer.approvals, answer.calls, answer.metadata, answered_by=answer.answered_by)
+
+
+def _credit(requests: DeferredToolRequests, payload: JsonValue, caller: str) -> JsonValue:
+    """`payload` (already checked) with `caller` in `answered_by` for each call it answers without naming anyone."""
+    if not isinstance(payload, dict):
+        return payload
+    named = payload.get('answered_by')
+    answered_by: dict[str, JsonValue] = dict(named) if isinstance(named, dict) else {}
+    for field in ('approvals', 'calls'):
+        entries = payload.get(field)
+        for call_id in entries if isinstance(entries, dict) else ():
+            answered_by.setdefault(call_id, caller)
+    return {**payload, 'answered_by': answered_by} if answered_by else payload

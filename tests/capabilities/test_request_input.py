@@ -154,7 +154,8 @@ async def test_a_timeout_fails_a_pending_external_call_with_a_message_to_the_mod
     result = await charge_agent(RequestInput(inbox, timeout=timedelta(milliseconds=50))).run('Charge 5')
 
     assert (
-        result.output == 'charge:failed:No decision on this tool call arrived: No answer arrived within 0:00:00.050000.'
+        result.output
+        == 'charge:failed:No decision on this tool call arrived: No resolution arrived within 0:00:00.050000.'
     )
     (_, token), *_ = inbox.posted
     with pytest.raises(UserError, match='No wait in this process has this token'):
@@ -219,17 +220,43 @@ async def test_resolving_the_token_twice_raises_user_error() -> None:
         ({'approvals': {'del-1': True}, 'answered_by': {'del-9': 'mallory'}}, r"answered_by.*\['del-9'\]"),
     ],
 )
-async def test_an_invalid_answer_fails_the_run_with_user_error(answer: Any, error: str) -> None:
+async def test_an_invalid_answer_is_refused_when_it_is_sent_and_the_wait_goes_on(answer: Any, error: str) -> None:
     inbox = Inbox()
     run = asyncio.create_task(file_agent(RequestInput(inbox)).run('Delete a.txt'))
     _, token = await inbox.next()
 
-    resolve_external_event(token, answer)
+    with pytest.raises(UserError, match=f'The payload does not fit the wait: .*{error}') as refused:
+        resolve_external_event(token, answer)
+    assert '\n' not in str(refused.value)
 
-    with pytest.raises(
-        UserError, match=f'(?s)The answer sent for the pending deferred tool calls is not valid: .*{error}'
-    ):
-        await asyncio.wait_for(run, WAIT)
+    resolve_external_event(token, {'approvals': {'del-1': True}})
+    assert (await asyncio.wait_for(run, WAIT)).output == "delete_file:success:File 'a.txt' deleted"
+
+
+async def test_an_invalid_answer_from_ask_fails_the_run_with_user_error() -> None:
+    def ask(ctx: RunContext[None], requests: DeferredToolRequests, token: str) -> Any:
+        return {'approvals': {'del-9': True}}
+
+    invalid = r"(?s)The answer sent for the pending deferred tool calls is not valid: .*'del-9'"
+    with pytest.raises(UserError, match=invalid):
+        await file_agent(RequestInput(ask)).run('Delete a.txt')
+
+
+async def test_a_resolver_that_names_itself_is_credited_for_the_calls_its_answer_names_no_one_for() -> None:
+    requests = DeferredToolRequests(
+        approvals=[ToolCallPart('delete_file', {'path': 'a.txt'}, 'del-1')],
+        calls=[ToolCallPart('charge', {'amount': 5}, 'charge-1')],
+    )
+    ctx = RunContext(deps=None, model=TestModel(), usage=RunUsage())
+    inbox = Inbox()
+    handling = asyncio.create_task(RequestInput(inbox).handle_deferred_tool_calls(ctx, requests=requests))
+    _, token = await inbox.next()
+
+    answer = {'approvals': {'del-1': True}, 'calls': {'charge-1': 'receipt 42'}, 'answered_by': {'charge-1': 'bot'}}
+    resolve_external_event(token, answer, caller='alice')
+
+    results = await asyncio.wait_for(handling, WAIT)
+    assert results.answered_by == {'del-1': 'alice', 'charge-1': 'bot'}
 
 
 async def test_handlers_that_answer_without_waiting_are_asked_first_whatever_the_order() -> None:
