@@ -31,6 +31,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities import agent_activities
 from activities._agent_activities import HEARTBEAT_THROTTLE
+from activities._external_event_ask import ask_external_event
 from activities._remote_toolsets import RemoteToolsets
 from agent import Agent
 from agent._agent_run_setup import assemble_toolset
@@ -187,7 +188,7 @@ def build_worker(
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, malformed
             encryption keys, or a `workflow_side_errors` other than `'fail'` or `'retry'`.
     """
-    activities: list[Any] = []
+    activities: list[Any] = [ask_external_event]  # the `ask` of every agent's durable waits (`RequestInput`)
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []
     set_workflow_side_errors(task_queue, workflow_side_errors)

@@ -21,16 +21,18 @@ when the worker traces (see `workflows._tracing`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import functools
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import ValidationError
 from temporalio import activity
 from temporalio.client import Client
 
 from agent import Agent
+from agent._durable_unit import durable_unit_scope
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
 from agent._processed_history import for_the_model
@@ -78,6 +80,7 @@ from ._types import (
 __all__ = ('agent_activities', 'with_heartbeats')
 
 T = TypeVar('T')
+P = ParamSpec('P')
 
 
 def agent_activities(
@@ -144,6 +147,7 @@ def agent_activities(
         return ctx_in.to_run_context(agent=agent, model=model, deps=deps)  # pyright: ignore[reportArgumentType]
 
     @activity.defn(name=model_request_activity_name(name))
+    @durable_unit
     async def model_request(inp: ModelRequestInput) -> ModelRequestOutput:
         release_stickiness_on_retry()
         try:
@@ -193,6 +197,7 @@ def agent_activities(
         return ModelRequestOutput(response, response_key=key, processed_history=processed)
 
     @activity.defn(name=call_tool_activity_name(name))
+    @durable_unit
     async def call_tool(inp: CallToolInput) -> CallToolOutput:
         release_stickiness_on_retry()
         before = inp.ctx.usage + RunUsage()  # a copy: the tool may add to ctx.usage in place
@@ -244,6 +249,7 @@ def agent_activities(
     if notifier is not None:
 
         @activity.defn(name=notify_activity_name(name))
+        @durable_unit
         async def notify_deferred(notice: DeferredNotice) -> None:
             await notifier(notice)
 
@@ -260,6 +266,7 @@ def _toolset_activities(
     """The list-tools and get-instructions activities of one networked toolset."""
 
     @activity.defn(name=list_tools_activity_name(name, toolset_id))
+    @durable_unit
     async def list_tools(ctx_in: ActivityRunContext) -> list[ToolDefinition]:
         try:
             tools = await remote.get_tools(toolset_id, run_context(ctx_in))
@@ -270,6 +277,7 @@ def _toolset_activities(
         return [tool.tool_def for tool in tools.values()]
 
     @activity.defn(name=get_instructions_activity_name(name, toolset_id))
+    @durable_unit
     async def get_instructions(ctx_in: ActivityRunContext) -> str | None:
         try:
             return await remote.get_instructions(toolset_id, run_context(ctx_in))
@@ -279,6 +287,19 @@ def _toolset_activities(
             raise
 
     return [list_tools, get_instructions]
+
+
+def durable_unit(function: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Run an activity's body as a durable unit (`agent._durable_unit`): the user code it runs (tools, hooks, the
+    model request, a notifier) may not wait for an external event, which only the workflow can record; a wait
+    started there fails with a `UserError` that says to use `RequestInput`."""
+
+    @functools.wraps(function)  # the SDK reads the activity's argument types through `__wrapped__`
+    async def unit(*args: P.args, **kwargs: P.kwargs) -> T:
+        with durable_unit_scope():
+            return await function(*args, **kwargs)
+
+    return unit
 
 
 def _client_or_none() -> Client | None:

@@ -33,6 +33,7 @@ __all__ = (
     'check_timeout',
     'external_event_scope',
     'fail_external_event',
+    'is_pending',
     'resolve_external_event',
     'to_json',
     'wait_for_external_event',
@@ -96,7 +97,10 @@ def external_event_scope(waiter: ExternalEventWaiter) -> Generator[ExternalEvent
     try:
         yield waiter
     finally:
-        _current_waiter.reset(token)
+        # Closed from another context (an evicted workflow's coroutine is closed by the worker): that context is
+        # being discarded, so there is nothing to restore.
+        with suppress(ValueError):
+            _current_waiter.reset(token)
 
 
 @dataclass(eq=False)
@@ -310,6 +314,12 @@ def fail_external_event(token: str, reason: str) -> None:
         UserError: no wait in this process has this token (see `resolve_external_event`).
     """
     _end(token, error=ExternalEventError(reason))
+
+
+def is_pending(token: str) -> bool:
+    """Whether an in-process wait has `token` and has not ended yet (it may end the next moment)."""
+    with _lock:
+        return token in _pending
 
 
 def _end(token: str, *, payload: JsonValue = None, error: ExternalEventError | None = None) -> None:

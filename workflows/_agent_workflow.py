@@ -35,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from agent._agent_graph import ModelRequestNode, RunCheckpoint
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._env import RunEnvironment, use_environment
+    from agent._external_events import external_event_scope
     from agent._parts import ModelMessage
     from agent._ports import use_ports
     from agent._threads import INLINE, use_thread_executor
@@ -44,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
 
     from ._data_converter import PayloadDecodeError
     from ._door import InvalidInput, parse_one
+    from ._event_waits import EventWaits
     from ._eviction import watch_waiting
     from ._fan_out import ToolFanOut
     from ._handoff import Handover, load_history
@@ -113,12 +115,16 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._encoder = RequestEncoder()
         self._handover = Handover(self._input.agent if self._input else '')
         self._handover_due = False  # the conversation continues as new once the turns it took in are answered
+        self._event_waits = EventWaits()  # one per workflow run: its keys count the run's waits across turns
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
 
     def _waits_for_people(self) -> bool:
-        """Whether only deferred tool results can move the run on (read by the worker between activations)."""
+        """Whether only a person can move the run on: deferred tool results, or the resolution of a wait for an
+        external event (read by the worker between activations)."""
         ports = self._ports
-        return ports is not None and ports.waiting_for_people and not ports.doing()
+        if ports is None or ports.doing():
+            return False
+        return ports.waiting_for_people or self._event_waits.waiting_for_people
 
     @workflow.run
     async def run(self, *args: Any) -> AgentRunOutput:
@@ -357,7 +363,12 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._early = DeferredToolResults()
         rng = workflow.random()
         environment = RunEnvironment(now=workflow.now, random_bits=rng.getrandbits)
-        with use_environment(environment), use_ports(ports), use_thread_executor(INLINE):
+        with (
+            use_environment(environment),
+            use_ports(ports),
+            use_thread_executor(INLINE),
+            external_event_scope(self._event_waits),  # `RequestInput` waits durably, resolved by token
+        ):
             async with agent.iter(
                 inp.prompt,
                 message_history=inp.message_history,

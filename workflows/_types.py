@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar, Literal
 
 from activities._types import DeferredNotice
@@ -26,8 +27,10 @@ __all__ = (
     'ConversationMessage',
     'ConversationPage',
     'DeferredNotice',
+    'ExternalEventResolution',
     'HistoryHandoff',
     'MessagePage',
+    'PendingExternalEvent',
     'Rejection',
     'RunStatus',
     'RunningTurn',
@@ -171,6 +174,46 @@ class RunStatus:
     rejected: list[Rejection] = field(default_factory=list[Rejection])
     """The latest parts of signals the run could not use (unknown or already resolved tool call ids, malformed
     entries), oldest first; the valid parts of the same signals were applied."""
+    external_events: list[PendingExternalEvent] = field(default_factory=list['PendingExternalEvent'])
+    """The run's waits for external events (`RequestInput`) not yet ended, oldest first."""
+
+
+@dataclass
+class PendingExternalEvent:
+    """A wait for an external event, as the `status` query lists it: resolve it by its token."""
+
+    name: str
+    """The wait's name (`RequestInput(name=...)`, `'deferred_tool_calls'` unless set)."""
+    token: str
+    """The resume token that resolves it (`resolve_external_event`, `agents answer`)."""
+    since: datetime
+    """When the wait began (UTC)."""
+    expires: datetime | None = None
+    """When it times out (UTC), or `None` for never."""
+
+
+@dataclass
+class ExternalEventResolution:
+    """Input of the `resolve_external_event` update and the `submit_external_event` signal: ends one wait.
+
+    With `failure`, the wait ends without an answer (`RequestInput` denies the pending approvals and fails the
+    pending external calls, telling the model the reason); otherwise it ends with `payload`.
+    """
+
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults."""
+
+    token: str
+    """The resume token of the wait."""
+    payload: Any = None
+    """The answer (for `RequestInput`, the JSON form of `DeferredToolResults` naming only pending calls)."""
+    failure: str | None = None
+    """Why the wait ends without an answer (instead of `payload`)."""
+    caller: str | None = None
+    """Who answers (a free-form id, at most 255 characters): logged, and credited in the payload where the wait
+    says how (`RequestInput`: `answered_by` of each call the payload answers without naming anyone)."""
+    owner: str | None = None
+    """The caller's owner id, checked as `ConversationMessage.owner` is (`None`: not checked)."""
 
 
 @dataclass

@@ -5,6 +5,8 @@ and its bases); the workflow owns the state they read and drives the run. The su
 
 - turns of a conversation: `send_message`, `cancel_turn`, `wait_for_turn` (updates) and `close_conversation`;
 - deferred tool results: `resolve_deferred_tools` (update) and `submit_deferred_tool_results` (signal);
+- waits for external events (`RequestInput`), by resume token: `resolve_external_event` (update) and
+  `submit_external_event` (signal), checked by `workflows._event_waits`;
 - where the run is: `status`, `pending_deferred_tools`, `messages` (the conversation as it is now) and
   `new_messages` (a completed run's messages, all of them).
 
@@ -31,6 +33,7 @@ from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
 from ._door import InvalidInput, parse_deferred_results, parse_one
+from ._event_waits import EventWaits
 from ._ports import WorkflowPorts
 from ._result_size import fit_result, message_page
 from ._run_input import cancel_request
@@ -45,6 +48,7 @@ from ._types import (
     CancelTurnResult,
     ConversationMessage,
     ConversationPage,
+    ExternalEventResolution,
     HistoryHandoff,
     MessagePage,
     Rejection,
@@ -63,6 +67,7 @@ MAX_ENDED_TURNS_KEPT = 20
 """How many ended turns `wait_for_turn` still finds by update id (a client may ask just after the end)."""
 
 _RESOLVE_INPUT = 'The resolve_deferred_tools input'
+_RESOLUTION_INPUT = 'The resolve_external_event input'
 
 
 class AgentWorkflowHandlers:
@@ -93,6 +98,8 @@ class AgentWorkflowHandlers:
     """The conversation's messages up to the running turn (a single run's: its input history)."""
     _unloaded: HistoryHandoff | None
     """The earlier run whose conversation this run is still reading back, if it is."""
+    _event_waits: EventWaits
+    """The run's waits for external events, resolved by token."""
 
     def _end_turn(self, turn: Turn) -> None:
         """Record that `turn` has ended (its `done`, `result` and `error` are set)."""
@@ -235,8 +242,8 @@ class AgentWorkflowHandlers:
     def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
         """A signal this workflow does not take: recorded as rejected instead of waiting in a buffer forever."""
         self._reject(
-            [Rejection(name, f'Unknown signal {name!r}; AgentWorkflow takes submit_deferred_tool_results and '
-                       'close_conversation')]
+            [Rejection(name, f'Unknown signal {name!r}; AgentWorkflow takes submit_deferred_tool_results, '
+                       'submit_external_event and close_conversation')]
         )  # fmt: skip
 
     def _reject(self, rejections: list[Rejection]) -> None:
@@ -263,6 +270,39 @@ class AgentWorkflowHandlers:
         if self._ports is None:
             raise ValueError('The run is not waiting for deferred tool results yet.')
         self._ports.check_results(results)
+
+    # Waits for external events.
+
+    @workflow.update(name='resolve_external_event')
+    def resolve_external_event(self, *args: Any) -> None:
+        """End a wait for an external event by its token (one `ExternalEventResolution`): with a payload, or failed.
+
+        The validator refuses, before anything reaches history, a malformed token, one of another workflow or run,
+        a wait that is unknown or has ended (resolved, failed, timed out), and a payload the wait refuses.
+        """
+        self._event_waits.settle(parse_one(args, ExternalEventResolution, _RESOLUTION_INPUT))
+
+    @resolve_external_event.validator
+    def _validate_external_event(self, *args: Any) -> None:
+        resolution = parse_one(args, ExternalEventResolution, _RESOLUTION_INPUT)
+        self._check_owner(resolution.owner, 'resolve its waits')
+        self._event_waits.check(resolution)
+
+    @workflow.signal(name='submit_external_event')
+    def submit_external_event(self, *args: Any) -> None:
+        """End a wait by its token, as `resolve_external_event` does; what it cannot take is listed under `rejected`.
+
+        A signal cannot be refused: one the update would refuse changes nothing but `status().rejected`.
+        """
+        handler = 'submit_external_event'
+        try:
+            resolution = parse_one(args, ExternalEventResolution, f'The {handler} input')
+            self._check_owner(resolution.owner, 'resolve its waits')
+            self._event_waits.settle(resolution)
+        except ValueError as exc:  # InvalidInput and the waits' refusals
+            self._reject([Rejection(handler, str(exc))])
+        except ApplicationError as exc:  # another owner's
+            self._reject([Rejection(handler, exc.message)])
 
     def _check_owner(self, owner: str | None, action: str) -> None:
         """Reject an update whose caller is not the run's owner (one that names no owner is not checked).
@@ -330,11 +370,13 @@ class AgentWorkflowHandlers:
 
     @workflow.query(name='status')
     def status(self) -> RunStatus:
-        """Where the run is: state, step and usage."""
+        """Where the run is: state, step and usage, what it rejected, and its waits for external events."""
+        status = self._status
         waiting = self._ports is not None and self._ports.pending is not None
-        if self._status.state == 'running' and waiting:
-            return replace(self._status, state='awaiting_deferred_tools')
-        return self._status
+        if status.state == 'running' and waiting:
+            status = replace(status, state='awaiting_deferred_tools')
+        events = self._event_waits.pending()
+        return replace(status, external_events=events) if events else status
 
 
 def _outcome(turn: Turn) -> Literal['completed', 'failed', 'cancelled']:
