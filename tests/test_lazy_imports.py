@@ -45,6 +45,8 @@ COMMAND_LINES = (
     ('pending', 'w-1'),
     ('approve', 'w-1', 'call-1', '--timeout', '3'),
     ('deny', 'w-1', 'call-1', '--reason', 'No.'),
+    ('answer', 'ev1.WyJ3IiwiciIsImsuMSJd', '--json', '{"approvals": {}}', '--caller', 'alice'),
+    ('answer', 'ev1.WyJ3IiwiciIsImsuMSJd', '--fail', 'Not now.'),
     ('status', 'w-1'),
     ('result', 'w-1'),
     ('schedule', 'create', 'nightly', 'support', 'Report', '--every', '24h'),

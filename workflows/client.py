@@ -9,6 +9,8 @@ print(await agents.pending(handle.id))
 await agents.approve(handle.id, approvals={'<tool_call_id>': True})
 print((await agents.result(handle.id)).output)
 
+await agents.resolve_token(token, {'approvals': {'<tool_call_id>': True}}, caller='alice')  # a RequestInput wait
+
 reply = await agents.send_message('support', conversation_id='c-42', prompt='Hi!')  # no workflow id to store
 ```
 
@@ -50,8 +52,10 @@ from ._data_converter import data_converter
 from ._encryption import with_encryption
 from ._inbox import WaitingRun, waiting_runs
 from ._moving import send_while_moving
+from ._resume_tokens import InvalidToken, TokenRefused
 from ._run_details import start_metadata
 from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
+from ._token_sends import resolution, send_resolution, signal_resolution
 from ._tracing import with_tracing
 from ._types import (
     AgentRunInput,
@@ -66,7 +70,7 @@ from ._workflow_ids import conversation_workflow_id
 if TYPE_CHECKING:
     from ._agent_workflow import AgentWorkflow
 
-__all__ = ('AgentClient',)
+__all__ = ('AgentClient', 'InvalidToken', 'TokenRefused')
 
 WORKFLOW = 'AgentWorkflow'
 """The workflow's name. The client calls it and its handlers by name (as the server knows them, see
@@ -242,6 +246,74 @@ class AgentClient:
         """
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
         await self.client.get_workflow_handle(workflow_id).signal('submit_deferred_tool_results', results)
+
+    async def resolve_token(
+        self,
+        token: str,
+        results: Any,
+        *,
+        caller: str | None = None,
+        owner: str | None = None,
+        accept_within: float | None = None,
+    ) -> None:
+        """Resolve the durable wait `token` names (one a `RequestInput` handed its `ask`) with `results`.
+
+        The resolution goes as the `resolve_external_event` update to the run the token names, which checks it
+        before anything is recorded.
+
+        Args:
+            token: The wait's resume token.
+            results: The answer: for `RequestInput`, `DeferredToolResults` (or its JSON form) naming only pending
+                calls.
+            caller: Who answers (a free-form id), logged by the run and credited in the answer (`RequestInput`:
+                `answered_by` of each call it answers without naming anyone).
+            owner: The caller's owner id: the run refuses an owner other than the one it was started with
+                (`None`: not checked, for operators' tools).
+            accept_within: Give up waiting for a worker to accept the resolution after that many seconds (`None`:
+                wait however long it takes).
+
+        Raises:
+            TokenRefused: in one line: the token is malformed (`InvalidToken`), the run refused the resolution (an
+                ended or unknown wait, a token of another run, a payload the wait refuses, another owner's run), or
+                the run does not exist or has ended.
+            TimeoutError: no worker accepted it within `accept_within` (see `approve`; `submit_token` is durable).
+        """
+        address, sent = resolution(token, results, caller=caller, owner=owner)
+        await send_resolution(self.client, address, sent, accept_within=accept_within)
+
+    async def fail_token(
+        self,
+        token: str,
+        reason: str,
+        *,
+        caller: str | None = None,
+        owner: str | None = None,
+        accept_within: float | None = None,
+    ) -> None:
+        """End the durable wait `token` names without an answer: `RequestInput` denies the pending approvals and
+        fails the pending external calls, telling the model `reason`. Sent and refused as `resolve_token`.
+
+        Raises:
+            TokenRefused: as `resolve_token` says.
+            TimeoutError: as `resolve_token` says.
+        """
+        address, sent = resolution(token, failure=reason, caller=caller, owner=owner)
+        await send_resolution(self.client, address, sent, accept_within=accept_within)
+
+    async def submit_token(
+        self, token: str, results: Any = None, *, failure: str | None = None, caller: str | None = None
+    ) -> None:
+        """Resolve (or, with `failure`, fail) the wait `token` names by the `submit_external_event` signal.
+
+        The signal is written to the run's history when the server takes it, so it needs no worker up and is kept
+        whatever happens next; the run lists a resolution it cannot take under `status().rejected` (nothing comes
+        back here), where `resolve_token` would refuse it.
+
+        Raises:
+            TokenRefused: the token is malformed, or its run does not exist or has ended.
+        """
+        address, sent = resolution(token, results, failure=failure, caller=caller)
+        await signal_resolution(self.client, address, sent)
 
     async def create_schedule(
         self,

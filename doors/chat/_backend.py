@@ -99,6 +99,7 @@ from ._arguments import DEFAULT_WORKER_TIMEOUT
 from ._conversation_messages import read_messages
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
+from ._token_route import resolve_by_token
 from ._turn_results import denial_events
 from ._waiting import waiting_conversations
 from ._worker_gate import WorkerGate
@@ -173,6 +174,7 @@ class DurableChatBackend:
         self._task_queue = task_queue
         self._hub = hub
         self._gate = WorkerGate(self._client, task_queue, worker_timeout)
+        self._worker_timeout = worker_timeout
         self._turns: dict[str, LiveTurn] = {}
 
     def agent_names(self) -> Sequence[str]:
@@ -443,6 +445,14 @@ class DurableChatBackend:
         Visibility is eventually consistent: a conversation shows up a moment after it starts waiting.
         """
         return await waiting_conversations(self._client, self._gate, self._task_queue, owner)
+
+    async def resolve_external_event(
+        self, token: str, owner: str, *, results: Any = None, failure: str | None = None
+    ) -> None:
+        """End the durable wait `token` names (a `RequestInput`'s), as `doors.chat._token_route` says."""
+        await resolve_by_token(
+            self._client, self._gate, self._worker_timeout, token, owner, results=results, failure=failure
+        )
 
     async def _owned(self, workflow_id: str, owner: str) -> _Conversation:
         conversation = await self._describe(workflow_id, owner)

@@ -87,12 +87,13 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
 
     from agent.exceptions import UserError
     from workflows._encryption import EncryptionKeyError
+    from workflows._resume_tokens import TokenRefused
 
     address, namespace = _where(args)
     subject = _subject(args)
     named_run = subject.startswith('run ')
     match exc:
-        case UserError():
+        case UserError() | TokenRefused():
             return str(exc)
         case EncryptionKeyError():
             return (

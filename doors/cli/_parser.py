@@ -214,6 +214,24 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
             help='how long to wait for a worker of the run (default %(default)g); without one the answer is recorded '
             'in the run to apply once a worker picks it up, and the exit status is 1',
         )  # fmt: skip
+    answer = command(
+        'answer', 'resolve a wait for an external event (RequestInput) by its resume token, or fail it',
+        '_tokens.answer_command',
+    )  # fmt: skip
+    answer.add_argument('token', help='the resume token the run handed out (agents status lists the pending ones)')
+    answering = answer.add_mutually_exclusive_group(required=True)
+    answering.add_argument(
+        '--json', metavar='JSON',
+        help="the answer as JSON (for RequestInput, DeferredToolResults: '{\"approvals\": {\"<id>\": true}}'); "
+        "'-' reads it from stdin",
+    )  # fmt: skip
+    answering.add_argument('--fail', metavar='REASON', help='end the wait without an answer, telling the model why')
+    answer.add_argument('--caller', help='who answers: recorded by the run, and credited in answered_by')
+    answer.add_argument(
+        '--timeout', type=float, default=ANSWER_TIMEOUT, metavar='SECONDS',
+        help='how long to wait for a worker of the run (default %(default)g); without one the answer is recorded '
+        'in the run to apply once a worker picks it up, and the exit status is 1',
+    )  # fmt: skip
     _run_id(command('status', "a run's state, step and usage", '_runs.status_command'))
     _run_id(command('result', "wait for a run's output and print it as JSON", '_runs.result_command'))
 

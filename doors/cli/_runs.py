@@ -145,7 +145,8 @@ async def approve_command(args: argparse.Namespace) -> int:
 
 
 async def status_command(args: argparse.Namespace) -> int:
-    """`agents status ID`: state, step and usage of a run, what it rejected, and why it failed if it did.
+    """`agents status ID`: state, step and usage of a run, what it rejected, why it failed if it did, and the tokens
+    of its waits for external events.
 
     A run whose workflow task fails on the worker cannot say its state: it is running, and the failure is its error.
     """
@@ -175,6 +176,9 @@ async def status_command(args: argparse.Namespace) -> int:
     for rejection in status.rejected:
         about = f' ({rejection.tool_call_id})' if rejection.tool_call_id else ''
         print(f'  rejected{about}: {rejection.reason}')
+    for event in status.external_events:
+        until = f', expires {event.expires:%Y-%m-%d %H:%M:%S} UTC' if event.expires is not None else ''
+        print(f'  waits for {event.name} since {event.since:%Y-%m-%d %H:%M:%S} UTC{until}: agents answer {event.token}')
     return 0
 
 

@@ -109,17 +109,21 @@ REPO = Path(__file__).parent.parent.parent
 """The repository, which `python -m doors.cli` runs in."""
 
 
-async def command(*args: str, address: str, task_queue: str, within: float = COMMAND_TIMEOUT) -> Done:
-    """`python -m doors.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository.
+async def command(
+    *args: str, address: str, task_queue: str, within: float = COMMAND_TIMEOUT, stdin: str | None = None
+) -> Done:
+    """`python -m doors.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository (typing `stdin`
+    if given).
 
     Killed if it has not ended `within` seconds (the test then fails), so a command that hangs is reaped.
     """
     async with started(
         sys.executable, '-m', 'doors.cli', '--address', address, '--task-queue', task_queue, *args,
-        cwd=REPO, env=user_env(), stdin=asyncio.subprocess.DEVNULL,
+        cwd=REPO, env=user_env(), stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     ) as process:  # fmt: skip
-        out, err = await asyncio.wait_for(process.communicate(), within)
+        data = stdin.encode() if stdin is not None else None
+        out, err = await asyncio.wait_for(process.communicate(data), within)
     assert process.returncode is not None
     return Done(process.returncode, out.decode(), err.decode())
 

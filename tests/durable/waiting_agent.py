@@ -17,6 +17,7 @@ from agent import Agent, CallDeferred, DeferredToolRequests, DeferredToolResults
 from agent.capabilities import RequestInput
 from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from agent.models.function import AgentInfo, FunctionModel
+from workflows._resume_tokens import decode_token
 
 WAIT = 10.0
 """The bound on every wait for a condition in these tests."""
@@ -51,6 +52,15 @@ class Inbox:
         """The token of the first wait, once `ask` has it."""
         assert await asyncio.to_thread(self._posted.wait, WAIT), 'ask was never called'
         return self.posted[0][1]
+
+    async def token_of(self, workflow_id: str) -> str:
+        """The token of the first wait of workflow `workflow_id`, once `ask` has it (bounded)."""
+        async with asyncio.timeout(WAIT):
+            while True:
+                tokens = [t for _, t in self.posted if decode_token(t).workflow_id == workflow_id]
+                if tokens:
+                    return tokens[0]
+                await asyncio.sleep(0.05)
 
 
 class Recorded(RequestInput[Any]):

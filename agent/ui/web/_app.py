@@ -9,6 +9,7 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `POST /api/chat/{id}/stop`     | Cancel the running turn                                                   |
 | `GET /api/chat/{id}/messages`  | The history as AI SDK UI messages, to restore a chat after a reload       |
 | `GET /api/inbox`               | The conversations waiting for a human's approval                           |
+| `POST /api/external-events/{token}` | Resolve (`{"results": ...}`) or fail (`{"fail": ...}`) a `RequestInput` wait |
 | `GET /api/agents`              | The agents' names                                                         |
 | `GET /api/whoami`              | `{"owner": <the caller's owner id, or null when not authenticated>}`      |
 | `POST /api/ag-ui`              | An AG-UI run (`RunAgentInput`): one turn, or a reconnect (see `_ag_ui_turn`) |
@@ -20,8 +21,11 @@ now is 409; a body over `max_body_bytes` is 413; a `Host` that is not this serve
 that is not UTF-8, an empty message, or a conversation id the backend cannot take (e.g. too long) is 400. When what
 runs the conversations cannot serve the request (`BackendUnavailable`: no worker), the answer is 503 within the
 backend's bound, `{"detail": ..., "admitted": ...}`, where `admitted` says whether what was sent is kept and will be
-acted on. A turn's stream that the backend interrupts (`StreamInterrupted`) ends without its `finish` chunk: the
-page resumes it; over AG-UI it ends without `RUN_FINISHED`, and the client reconnects.
+acted on. A resume token (`/api/external-events/{token}`) that is malformed is 400, one that names no wait of the
+caller's is 404, and a resolution its wait cannot take (it has ended, or the answer does not fit) is 409; the
+caller's owner id is credited as who answered. A turn's stream that the backend interrupts (`StreamInterrupted`)
+ends without its `finish` chunk: the page resumes it; over AG-UI it ends without `RUN_FINISHED`, and the client
+reconnects.
 """
 
 from __future__ import annotations
@@ -50,12 +54,16 @@ from ._backend import (
     BackendUnavailable,
     ChatBackend,
     ConversationNotFound,
+    ExternalEventNotFound,
+    ExternalEventRefused,
     InvalidConversationId,
+    InvalidResumeToken,
     StreamInterrupted,
     TurnRejected,
     UnknownAgent,
 )
 from ._hosts import HostCheckMiddleware, host_patterns
+from ._resolution import BadResolution, parse_resolution
 from ._vercel_turn import BadChatRequest, chat_turn
 
 if TYPE_CHECKING:
@@ -235,6 +243,16 @@ def create_chat_app(
             ]
         )
 
+    async def resolve_event(request: Request) -> Response:
+        owner = await owner_of(request)
+        try:
+            results, failure = parse_resolution(await read_body(request))
+        except BadResolution as e:
+            raise HTTPException(HTTPStatus.BAD_REQUEST, str(e)) from e
+        token: str = request.path_params['token']
+        await backend.resolve_external_event(token, owner, results=results, failure=failure)
+        return JSONResponse({'resolved': failure is None, 'failed': failure is not None})
+
     async def health(request: Request) -> Response:
         return JSONResponse({'ok': True})  # for probes: answers without auth, says nothing about the backend
 
@@ -296,6 +314,7 @@ def create_chat_app(
             Route('/api/chat/{conversation_id}/stop', stop_chat, methods=['POST']),
             Route('/api/chat/{conversation_id}/messages', chat_messages, methods=['GET']),
             Route('/api/inbox', inbox, methods=['GET']),
+            Route('/api/external-events/{token}', resolve_event, methods=['POST']),
             Route('/api/agents', agents, methods=['GET']),
             Route('/api/whoami', whoami, methods=['GET']),
             Route('/api/health', health, methods=['GET']),
@@ -308,8 +327,11 @@ def create_chat_app(
             HTTPException: on_http_error,
             ConversationNotFound: on_not_found,
             UnknownAgent: on_not_found,
+            ExternalEventNotFound: on_not_found,
             TurnRejected: on_rejected,
+            ExternalEventRefused: on_rejected,
             InvalidConversationId: on_bad_request,
+            InvalidResumeToken: on_bad_request,
             BackendUnavailable: on_unavailable,
             _BodyTooLarge: on_too_large,
             _BodyNotText: on_not_text,

@@ -48,7 +48,10 @@ __all__ = (
     'ChatBackendError',
     'ChatTurn',
     'ConversationNotFound',
+    'ExternalEventNotFound',
+    'ExternalEventRefused',
     'InvalidConversationId',
+    'InvalidResumeToken',
     'NotOwner',
     'PendingApproval',
     'StreamInterrupted',
@@ -120,6 +123,20 @@ class TurnRejected(ChatBackendError):
     pending and the turn does not answer all of them; the turn answers approvals that are not pending; the turn
     carries neither a message nor answers.
     """
+
+
+class ExternalEventNotFound(ChatBackendError, LookupError):
+    """No wait of the caller's has this resume token: none exists, it is another owner's, or its run is gone (the
+    app answers 404, so a caller cannot tell another owner's wait from none)."""
+
+
+class ExternalEventRefused(ChatBackendError):
+    """The wait a resume token names cannot take this resolution (the app answers 409 with the message): it has
+    ended (resolved, failed, timed out), or the answer does not fit it (e.g. names calls that are not pending)."""
+
+
+class InvalidResumeToken(ExternalEventRefused, ValueError):
+    """The resume token is malformed (the app answers 400 with what is wrong with it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -232,4 +249,20 @@ class ChatBackend(Protocol):
 
     async def inbox(self, owner: str) -> list[WaitingConversation]:
         """The owner's conversations waiting for a human (approvals pending, no turn running), newest first."""
+        ...
+
+    async def resolve_external_event(
+        self, token: str, owner: str, *, results: Any = None, failure: str | None = None
+    ) -> None:
+        """End the wait for an external event (a `RequestInput`'s) that `token` names, crediting `owner`.
+
+        With `failure`, the wait ends without an answer (the pending calls are denied or fail, the model is told the
+        reason); otherwise with `results` (for `RequestInput`, the JSON form of `DeferredToolResults`).
+
+        Raises:
+            InvalidResumeToken: The token is malformed.
+            ExternalEventNotFound: No wait of this owner has the token.
+            ExternalEventRefused: The wait has ended, or `results` does not fit it.
+            BackendUnavailable: What runs the waits cannot take the resolution now.
+        """
         ...

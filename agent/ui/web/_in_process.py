@@ -19,7 +19,9 @@ from typing import Any
 from agent._abstract_agent import AbstractAgent
 from agent._content import UserContent
 from agent._env import now_utc
+from agent._external_events import fail_external_event, is_pending, resolve_external_event
 from agent._parts import ModelMessage, ModelRequest, UserPromptPart
+from agent.exceptions import UserError
 from agent.run import AgentRunResultEvent
 from agent.settings import ModelSettings
 from agent.tools import DeferredToolRequests
@@ -28,6 +30,8 @@ from agent.ui._event_stream import NativeEvent
 from ._backend import (
     ChatTurn,
     ConversationNotFound,
+    ExternalEventNotFound,
+    ExternalEventRefused,
     NotOwner,
     PendingApproval,
     TurnRejected,
@@ -256,6 +260,27 @@ class InProcessChatBackend:
         ]
         waiting.sort(key=lambda w: w.updated_at, reverse=True)
         return waiting
+
+    async def resolve_external_event(
+        self, token: str, owner: str, *, results: Any = None, failure: str | None = None
+    ) -> None:
+        """End the in-process wait `token` names: `resolve_external_event` crediting `owner`, or `fail_external_event`.
+
+        An in-process token is a random string that only the wait's `ask` handed out: whoever holds it may resolve it.
+
+        Raises:
+            ExternalEventNotFound: No wait in this process has the token (or it has ended).
+            ExternalEventRefused: `results` does not fit the wait.
+        """
+        if not is_pending(token):
+            raise ExternalEventNotFound('No wait in this server has this token, or its wait has ended.')
+        try:
+            if failure is not None:
+                fail_external_event(token, failure)
+            else:
+                resolve_external_event(token, results, caller=owner)
+        except UserError as exc:
+            raise ExternalEventRefused(exc.message) from exc
 
 
 def _finish(conversation: _Conversation, running: _RunningTurn) -> None:
