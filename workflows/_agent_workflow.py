@@ -115,7 +115,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._encoder = RequestEncoder()
         self._handover = Handover(self._input.agent if self._input else '')
         self._handover_due = False  # the conversation continues as new once the turns it took in are answered
-        self._event_waits = EventWaits()  # one per workflow run: its keys count the run's waits across turns
+        # One per workflow run: its keys count the run's waits across turns.
+        self._event_waits = EventWaits(lambda reason: self._reject([Rejection('submit_external_event', reason)]))
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
 
     def _waits_for_people(self) -> bool:

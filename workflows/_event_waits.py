@@ -21,6 +21,13 @@ naming only pending calls). A refused update leaves nothing in the history; a re
 run's `rejected`. A resolution may name its caller, which is logged, kept with the ended wait and handed to the
 wait's `credit` (`RequestInput` fills in `answered_by`). A resolution that arrives while `ask` still runs counts
 (the person was quick); `ask`'s answer then comes second and is dropped, as in process.
+
+A resolution may also arrive for the run's next wait, before the run has reached it: a worker ran `ask` (which
+handed the token out) and died before the workflow task that ran it was recorded, and the worker now replaying the
+run has not got that far when the resolution comes with the same activation. The run reaches that wait on the
+same code, with the same key and token. The update is refused with `WAIT_NOT_REACHED` (nothing is recorded; the
+client sends it again a moment later, see `workflows._token_sends`); the signal, which cannot be sent again, is held
+and applied when the wait begins, whose `ask` is then not called again.
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from agent.exceptions import UserError
 from ._resume_tokens import decode_token, encode_token
 from ._types import ExternalEventResolution, PendingExternalEvent
 
-__all__ = ('ASK_ATTEMPT_TIMEOUT', 'ASK_RETRY', 'MAX_CALLER_CHARS', 'EventWaits')
+__all__ = ('ASK_ATTEMPT_TIMEOUT', 'ASK_RETRY', 'MAX_CALLER_CHARS', 'EventWaits', 'WaitNotReached')
 
 ASK_ATTEMPT_TIMEOUT = timedelta(minutes=1)
 """Longest one call of `ask` may take (less when the wait's timeout is shorter): `ask` hands a token on, quickly."""
@@ -58,6 +65,10 @@ MAX_CALLER_CHARS = 255
 
 _ENDED_KEPT = 100
 """How many ended waits a run remembers, to tell a late or repeated resolution why it is refused."""
+
+
+class WaitNotReached(ValueError):
+    """A resolution for the run's next wait, which the run has not reached yet (see the module docstring)."""
 
 
 @dataclass(eq=False)
@@ -84,10 +95,13 @@ class _Wait:
 class EventWaits(ExternalEventWaiter):
     """The waits for external events of one workflow run (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reject: Callable[[str], None] = lambda reason: None) -> None:
+        """`reject` is told why a held resolution could not be used once its wait began (see `submit`)."""
         self._count = 0
         self._pending: dict[str, _Wait] = {}
         self._ended: OrderedDict[str, str] = OrderedDict()  # key -> how it ended, the newest last
+        self._held: dict[str, ExternalEventResolution] = {}  # the next wait's, sent by signal before it began
+        self._reject = reject
 
     @property
     def waiting_for_people(self) -> bool:
@@ -129,7 +143,17 @@ class EventWaits(ExternalEventWaiter):
         self._pending[key] = wait
         ended = 'it was cancelled'
         try:
-            answer = await self._ask(wait, ask, timeout)
+            held = self._held.pop(key, None)
+            for other in [k for k in self._held if _number(k) <= self._count]:  # held for a wait the run never had
+                del self._held[other]
+                self._reject(f'This run has no wait {other!r}: its wait number {self._count} is {key!r}.')
+            if held is not None:
+                try:
+                    self.settle(held)
+                except ValueError as refused:
+                    self._reject(str(refused))
+            # Settled already: `ask` handed this token out before a crash, and its resolution came by signal.
+            answer = await self._ask(wait, ask, timeout) if not wait.settled else None
             if answer is not None and not wait.settled:
                 wait.settled, wait.payload, wait.how = True, answer, 'ask answered it'
 
@@ -186,9 +210,24 @@ class EventWaits(ExternalEventWaiter):
 
         Raises:
             ValueError: saying why in one line: a malformed token, one of another workflow or run, an unknown or
-                ended wait, a payload the wait refuses, or a resolution with both a payload and a failure.
+                ended wait, a payload the wait refuses, or a resolution with both a payload and a failure;
+                `WaitNotReached` for the run's next wait.
         """
         self._find(resolution)
+
+    def submit(self, resolution: ExternalEventResolution) -> None:
+        """`settle`, or, for the run's next wait which it has not reached yet, hold `resolution` until it does.
+
+        Raises:
+            ValueError: as `check` (the next wait already has a resolution held, too).
+        """
+        try:
+            self.settle(resolution)
+        except WaitNotReached:
+            key = decode_token(resolution.token).key
+            if key in self._held:
+                raise ValueError(f'The wait {key!r} of this run already has a resolution waiting for it.') from None
+            self._held[key] = resolution
 
     def settle(self, resolution: ExternalEventResolution) -> None:
         """End the wait `resolution` names with its payload or failure (checked as `check` does).
@@ -228,6 +267,11 @@ class EventWaits(ExternalEventWaiter):
                 raise ValueError(f'The wait {token.key!r} of this run has already ended: {ended}.')
             if _number(token.key) <= self._count:
                 raise ValueError(f'The wait {token.key!r} of this run has already ended.')
+            if _number(token.key) == self._count + 1:
+                raise WaitNotReached(
+                    f'This run has not reached the wait {token.key!r} yet (a worker is catching up on it after a '
+                    'restart): send the resolution again in a moment.'
+                )
             raise ValueError(f'This run has no wait {token.key!r}.')
         caller = resolution.caller
         if caller is not None and not (caller.strip() and len(caller) <= MAX_CALLER_CHARS):

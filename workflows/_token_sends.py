@@ -27,12 +27,16 @@ from agent._deferred import DeferredToolResults
 from agent._external_events import to_json
 
 from ._resume_tokens import ResumeToken, TokenRefused, decode_token
-from ._types import ExternalEventResolution
+from ._types import WAIT_NOT_REACHED, ExternalEventResolution
 
 __all__ = ('NOT_FOUND', 'resolution', 'send_resolution', 'signal_resolution')
 
 NOT_FOUND = 'NotFound'
 """`TokenRefused.type` when the run the token names does not exist or has ended."""
+
+NOT_REACHED_WITHIN = 10.0
+"""Seconds a resolution the run refuses as not reached yet is sent again for (a worker replaying a run after a crash
+takes a moment)."""
 
 _RESULTS = pydantic.TypeAdapter(DeferredToolResults)
 
@@ -63,11 +67,31 @@ async def send_resolution(
 ) -> None:
     """Send `sent` as the `resolve_external_event` update to the run `address` names.
 
+    A run refuses a resolution for a wait it has not reached yet while a worker catches up on it after a crash
+    (`WAIT_NOT_REACHED`, see `workflows._event_waits`): it is sent again after a short back-off, for up to
+    `NOT_REACHED_WITHIN` seconds.
+
     Raises:
         TokenRefused: the run refused it (the validator's reason), or the run does not exist or has ended.
         TimeoutError: no worker accepted it within `accept_within` seconds (the server may still hold it, in memory
             only; `signal_resolution` sends it durably).
     """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + NOT_REACHED_WITHIN
+    delay = 0.05
+    while True:
+        try:
+            return await _send_once(client, address, sent, accept_within)
+        except TokenRefused as exc:
+            if exc.type != WAIT_NOT_REACHED or loop.time() + delay > deadline:
+                raise
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 1.0)
+
+
+async def _send_once(
+    client: Client, address: ResumeToken, sent: ExternalEventResolution, accept_within: float | None
+) -> None:
     handle = _handle(client, address)
     try:
         if accept_within is None:

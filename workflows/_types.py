@@ -19,6 +19,7 @@ __all__ = (
     'CONVERSATION_MOVING',
     'NOT_OWNER',
     'TURN_CANCELLED',
+    'WAIT_NOT_REACHED',
     'AgentRunInput',
     'AgentRunOutput',
     'Caller',
@@ -43,6 +44,10 @@ TURN_CANCELLED = 'TurnCancelled'
 
 NOT_OWNER = 'NotOwner'
 """The `ApplicationError` type of an update rejected because it names an owner other than the run's."""
+
+WAIT_NOT_REACHED = 'WaitNotReached'
+"""The `ApplicationError` type of a `resolve_external_event` refused because the run has not reached the wait yet
+(a worker is replaying it after a crash): nothing was recorded; send it again a moment later (`AgentClient` does)."""
 
 CONVERSATION_MOVING = 'ConversationMoving'
 """The `ApplicationError` type of a message refused while the conversation hands over to its next run.

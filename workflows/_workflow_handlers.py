@@ -33,7 +33,7 @@ from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
 from ._door import InvalidInput, parse_deferred_results, parse_one
-from ._event_waits import EventWaits
+from ._event_waits import EventWaits, WaitNotReached
 from ._ports import WorkflowPorts
 from ._result_size import fit_result, message_page
 from ._run_input import cancel_request
@@ -42,6 +42,7 @@ from ._types import (
     CONVERSATION_MOVING,
     NOT_OWNER,
     TURN_CANCELLED,
+    WAIT_NOT_REACHED,
     AgentRunInput,
     AgentRunOutput,
     Caller,
@@ -286,7 +287,10 @@ class AgentWorkflowHandlers:
     def _validate_external_event(self, *args: Any) -> None:
         resolution = parse_one(args, ExternalEventResolution, _RESOLUTION_INPUT)
         self._check_owner(resolution.owner, 'resolve its waits')
-        self._event_waits.check(resolution)
+        try:
+            self._event_waits.check(resolution)
+        except WaitNotReached as exc:
+            raise ApplicationError(str(exc), type=WAIT_NOT_REACHED, non_retryable=True) from None
 
     @workflow.signal(name='submit_external_event')
     def submit_external_event(self, *args: Any) -> None:
@@ -298,7 +302,7 @@ class AgentWorkflowHandlers:
         try:
             resolution = parse_one(args, ExternalEventResolution, f'The {handler} input')
             self._check_owner(resolution.owner, 'resolve its waits')
-            self._event_waits.settle(resolution)
+            self._event_waits.submit(resolution)  # held if it is for the next wait, not reached yet
         except ValueError as exc:  # InvalidInput and the waits' refusals
             self._reject([Rejection(handler, str(exc))])
         except ApplicationError as exc:  # another owner's

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 
 from agent import Agent, DeferredToolRequests, RunContext
 from agent.exceptions import UserError
@@ -221,6 +222,12 @@ async def test_the_update_refuses_what_the_run_cannot_take_and_records_nothing(c
         assert "The wait 'deferred_tool_calls.1' of this run has already ended: it timed out." in str(
             refused.value.cause
         )
+        # A token of the next wait, which the run has not reached: sent again later, it may be taken.
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await resolve(handle, encode_token(address.workflow_id, address.run_id, 'deferred_tool_calls.2'))
+        assert isinstance(refused.value.cause, ApplicationError)
+        assert refused.value.cause.type == 'WaitNotReached'
+        assert "This run has not reached the wait 'deferred_tool_calls.2' yet" in refused.value.cause.message
         assert await accepted_updates(handle) == 0
         await handle.signal(AgentWorkflow.close_conversation)
         result = await asyncio.wait_for(handle.result(), WAIT)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -109,9 +110,10 @@ def charge_agent(name: str, ask: Any, *, timeout: timedelta | None = None) -> Ag
 
 
 def log_token(ctx: RunContext[None], requests: DeferredToolRequests, token: str) -> None:
-    """Append the token to the file `ASK_LOG` names (the crash test's `ask`)."""
+    """Append the token to the file `ASK_LOG` names (the crash test's `ask`), then take `ASK_SECONDS` to return."""
     with Path(os.environ['ASK_LOG']).open('a') as log:
         log.write(token + '\n')
+    time.sleep(float(os.environ.get('ASK_SECONDS', '0')))
 
 
 waiting_agent = file_agent('waiting_agent', log_token)
