@@ -31,6 +31,7 @@ EXECUTED_BY: dict[tuple[str, str], str] = {
     ('docs/durable-runs.md', 'Drive runs from a terminal or from Python'): DURABLE_RUNS_TEST,
     ('docs/durable-runs.md', 'Run on a schedule'): DURABLE_RUNS_TEST,
     ('docs/approvals.md', 'Answer from a terminal'): DURABLE_RUNS_TEST,
+    ('docs/approvals.md', 'RequestInput in durable runs'): 'tests/durable/test_external_event_doors.py',
     ('docs/chat.md', 'Chat in the browser'): CHAT_TEST,
     ('docs/chat.md', 'Serve the page and run the workers elsewhere'): CHAT_TEST,
     ('docs/observability.md', 'Trace durable runs'): 'tests/durable/test_docs_observability.py',

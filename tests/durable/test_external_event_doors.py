@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from temporalio.client import Client
 from agent import DeferredToolResults
 from agent.ui.web import create_chat_app
 from doors.chat import DurableChatBackend, TurnEventHub
+from tests._docs import blocks, commands
 from worker import build_worker
 from workflows import AgentRunOutput, AgentWorkflow
 from workflows._resume_tokens import decode_token, encode_token
@@ -220,3 +222,24 @@ async def test_the_chat_apps_route_resolves_a_token_of_the_callers_own_run(clien
             assert response.status_code == status, response.text
             assert reason in response.json()['detail']
         backend.close()
+
+
+async def test_the_docs_terminal_commands_find_and_answer_a_waiting_runs_token(client: Client, task_queue: str) -> None:
+    (block,) = blocks('docs/approvals.md', 'bash', section='RequestInput in durable runs')
+    typed = commands(block.source)
+    assert [shlex.split(c, comments=True)[:2] for c in typed] == [['agents', 'status'], ['agents', 'answer']]
+    address = client.service_client.config.target_host
+    async with waits(client, task_queue) as runs:
+        workflow_id, token = await runs.start(conversation=False, workflow_id='support-7')
+        said: list[str] = []
+        for line in typed:
+            argv = shlex.split(line.replace('<token>', token).replace('<tool-call-id>', 'del-1'), comments=True)
+            done = await command(*argv[1:], address=address, task_queue=task_queue)
+            assert (done.code, done.err) == (0, ''), done
+            said.append(done.out)
+        result = await runs.result(workflow_id)
+
+    assert 'waits for deferred_tool_calls since ' in said[0]
+    assert said[0].rstrip().endswith(f': agents answer {token}')
+    assert said[1] == 'The wait is resolved.\n'
+    assert result.output == DELETED
