@@ -9,10 +9,13 @@ from agent import Agent
 from .test_agent_workflow import AGENTS as TOOL_AGENTS
 from .test_conversations import chat_agent
 from .test_mcp_durable import stdio_agent
+from .waiting_agent import Inbox, file_agent
 
 REPLAY_AGENTS: dict[str, Agent[Any, Any]] = {
     **TOOL_AGENTS,
     'chat_agent': chat_agent,
     # Replaying needs no server: the tool list and the tool results come from the history.
     'mcp_replay': stdio_agent('mcp_replay', id='calc'),
+    # A replay takes `ask`'s answer from the history: it is never called there.
+    'request_input_agent': file_agent('request_input_agent', Inbox()),
 }

@@ -15,6 +15,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from agent import DeferredToolResults, ToolDenied
 from worker import build_worker, start_dev_server
 from workflows import AgentRunInput, AgentWorkflow, conversation_workflow_id
+from workflows._types import ExternalEventResolution
 from workflows.client import AgentClient
 
 from ._replay_agents import REPLAY_AGENTS
@@ -65,7 +66,25 @@ async def record() -> None:
             first_run_id = (await conversation.describe()).raw_description.workflow_execution_info.first_run_id
             await agents.close_conversation('chat_agent', 'replay')
             first_run = client.get_workflow_handle(conversation.id, run_id=first_run_id)
+            # A RequestInput wait: a signal it refuses (recorded under rejected), then the update that resolves it.
+            waiting = await client.start_workflow(
+                AgentWorkflow.run,
+                AgentRunInput(agent='request_input_agent', prompt='Delete a.txt'),
+                id='replay-request-input',
+                task_queue=task_queue,
+            )
+            while True:
+                events = (await waiting.query(AgentWorkflow.status)).external_events
+                if events:
+                    break
+                await asyncio.sleep(0.05)
+            token = events[0].token
+            await waiting.signal('submit_external_event', ExternalEventResolution(token, {'approvals': {'x': True}}))
+            resolution = ExternalEventResolution(token, {'approvals': {'del-1': True}}, caller='alice')
+            await waiting.execute_update('resolve_external_event', resolution)
+            await waiting.result()
             histories = {'replay-tools': tools, 'replay-approval': approval, 'replay-mcp': mcp}
+            histories['replay-request-input'] = waiting
             histories['replay-continue-as-new'] = first_run
             for stem, handle in histories.items():
                 path = HISTORIES / f'{stem}.json'

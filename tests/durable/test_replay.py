@@ -31,6 +31,7 @@ def test_there_are_histories_to_replay() -> None:
         'replay-approval',
         'replay-mcp',
         'replay-continue-as-new',
+        'replay-request-input',
     }
 
 
