@@ -3,7 +3,8 @@
 Three kinds of module live here, below the worker (`worker.py`) and the front doors (`doors`):
 
 - In the workflow, run inside Temporal's sandbox and replayed: `_agent_workflow` (the workflow), its handlers
-  (`_workflow_handlers`, `_turns`, `_handoff`), the run's ports to activities (`_ports`, `_door`, `_remote_toolset`,
+  (`_workflow_handlers`, `_turns`, `_handoff`), its waits for external events (`_event_waits`, `_resume_tokens`),
+  the run's ports to activities (`_ports`, `_door`, `_remote_toolset`,
   `_stand_in_model`, `_activity_ids`, `_activity_options`), its input, output and limits (`_types`, `_run_input`,
   `_run_details`, `_run_attributes`, `_request_size`, `_result_size`, `_history_limits`, `_compact`,
   `_request_encoder`), failures (`_failures`, `_missing_keys`), the approval policy and spans. These import only
@@ -12,7 +13,8 @@ Three kinds of module live here, below the worker (`worker.py`) and the front do
   evictions of waiting runs (`_eviction`), the data converter and payload encryption (`_data_converter`,
   `_encryption`) with its codec endpoint (`_codec_server`), tracing and telemetry, search attributes and the
   embedded dev server (`_dev_server`).
-- The client API: `AgentClient` (`client`), the inbox, schedules, connection settings and workflow ids.
+- The client API: `AgentClient` (`client`), the inbox, schedules, resolutions sent by resume token
+  (`_token_sends`), connection settings and workflow ids.
 
 The names below are imported when first used (PEP 562), not with the package: the `agents` command imports modules
 of this package to talk to a server, and the workflow's modules bring in the whole agent runtime and Temporal's

@@ -156,7 +156,6 @@ class EventWaits(ExternalEventWaiter):
             answer = await self._ask(wait, ask, timeout) if not wait.settled else None
             if answer is not None and not wait.settled:
                 wait.settled, wait.payload, wait.how = True, answer, 'ask answered it'
-
             if not wait.settled:
                 wait.asked = True
                 left = (wait.expires - workflow.now()).total_seconds() if wait.expires is not None else None
