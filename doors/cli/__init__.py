@@ -6,6 +6,7 @@ agents run support "Clean up my files" --watch
 agents inbox                                          # every run waiting for a human
 agents approve <workflow-id> <tool-call-id>
 agents deny <workflow-id> <tool-call-id> --reason "Not now."
+agents answer <token> --json '{"approvals": {"<tool-call-id>": true}}'   # a RequestInput wait, by its token
 agents status <workflow-id>
 agents result <workflow-id>
 agents schedule create nightly reporter "Summarize the day" --every 24h
