@@ -189,8 +189,7 @@ async def test_a_failing_ask_is_retried_until_it_hands_the_token_on(client: Clie
 
 async def test_the_update_refuses_what_the_run_cannot_take_and_records_nothing(client: Client, task_queue: str) -> None:
     inbox = Inbox()
-    agent = file_agent('waiter', inbox, timeout=timedelta(seconds=2))
-    async with waiting(client, task_queue, agent, conversation=True) as (_, handle):
+    async with waiting(client, task_queue, file_agent('waiter', inbox)) as (_, handle):
         token = await inbox.token()
         address = decode_token(token)
         other_key = encode_token(address.workflow_id, address.run_id, 'deferred_tool_calls.7')
@@ -215,6 +214,18 @@ async def test_the_update_refuses_what_the_run_cannot_take_and_records_nothing(c
         assert 'not both' in str(refused.value.cause)
         assert await accepted_updates(handle) == 0
 
+        await resolve(handle, token, payload=APPROVE)  # the wait was waiting all along
+        assert (await asyncio.wait_for(handle.result(), WAIT)).output == DELETED
+
+
+async def test_a_late_token_is_refused_by_the_run_and_so_is_one_of_a_wait_not_reached(
+    client: Client, task_queue: str
+) -> None:
+    inbox = Inbox()
+    agent = file_agent('waiter', inbox, timeout=timedelta(seconds=1))
+    async with waiting(client, task_queue, agent, conversation=True) as (_, handle):
+        token = await inbox.token()
+        address = decode_token(token)
         # The conversation stays open once the turn has ended: a late token is refused by the run itself.
         await status_when(handle, lambda s: s.state == 'awaiting_message')
         with pytest.raises(WorkflowUpdateFailedError) as refused:
@@ -232,7 +243,7 @@ async def test_the_update_refuses_what_the_run_cannot_take_and_records_nothing(c
         await handle.signal(AgentWorkflow.close_conversation)
         result = await asyncio.wait_for(handle.result(), WAIT)
 
-    assert 'No resolution arrived within 0:00:02' in str(result.output)
+    assert 'No resolution arrived within 0:00:01' in str(result.output)
 
 
 async def test_a_token_resolved_twice_is_refused_the_second_time(client: Client, task_queue: str) -> None:
