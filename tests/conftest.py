@@ -7,6 +7,7 @@ import signal
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -22,6 +23,21 @@ from worker import start_dev_server
 # until its timeout. Python's own handler instead reverts to the default in a child, as at a person's terminal.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files with `slow(seconds)` tests run first, the longest first; the others follow in their usual order.
+
+    The suite runs a file per worker process (`--dist=loadfile`), handing out files in this order: a two-minute file
+    handed out last would leave the other workers idle while it runs, so the long ones go first and the short ones
+    fill in around them. The seconds are a test's time on a quiet two-core machine, only for this ordering.
+    """
+    seconds: dict[Path, float] = {}
+    for item in items:
+        marker = item.get_closest_marker('slow')
+        if marker is not None:
+            seconds[item.path] = seconds.get(item.path, 0) + float(marker.args[0] if marker.args else 30)
+    items.sort(key=lambda item: -seconds.get(item.path, 0))  # stable: each file's tests keep their order
 
 
 @pytest.fixture(autouse=True)

@@ -100,6 +100,7 @@ def one_error(done: Done, *expected: str) -> None:
 
 
 @pytest.mark.timeout(360)  # some thirty commands, each a new process that imports the SDK
+@pytest.mark.slow(68)
 async def test_expected_errors_are_one_or_two_lines_and_exit_with_status_1(served: tuple[Path, str]) -> None:
     folder, address = served
     env = user_env(TEMPORAL_ADDRESS=address)

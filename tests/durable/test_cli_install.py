@@ -77,6 +77,7 @@ def rows_of(done: Done, workflow_id: str) -> list[list[str]]:
 
 
 @pytest.mark.timeout(360)  # some thirty commands, each a new process that imports the SDK
+@pytest.mark.slow(54)
 async def test_serve_run_watch_inbox_approve_deny_status_result_and_schedules_from_a_fresh_install(
     installed: str, tmp_path: Path
 ) -> None:

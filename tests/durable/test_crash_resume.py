@@ -128,6 +128,7 @@ async def test_sigterm_lets_the_running_tool_finish_before_the_worker_exits(
     assert log.read_text().splitlines() == ['quick_step quick-1', 'slow_step slow-1']
 
 
+@pytest.mark.slow(17)
 async def test_a_worker_killed_mid_local_activity_is_replaced_when_the_workflow_task_times_out(
     temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
 ) -> None:

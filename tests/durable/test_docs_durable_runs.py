@@ -78,6 +78,7 @@ async def answering(agents: AgentClient, workflow_id: str) -> None:
 
 
 @pytest.mark.asyncio(loop_scope='session')
+@pytest.mark.slow(18)
 async def test_the_durable_run_and_approval_commands_work_as_written(tmp_path: Path) -> None:
     extra = shlex.split(worker_command(), comments=True)[5:]  # anything after --dev
     folder = write_project(tmp_path)

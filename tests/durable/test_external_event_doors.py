@@ -130,6 +130,7 @@ async def test_agent_client_resolves_and_fails_tokens_and_refuses_what_the_run_c
             await agents.fail_token('tok-123', 'no')
 
 
+@pytest.mark.slow(27)
 async def test_agents_answer_resolves_or_fails_a_token_and_refuses_in_one_line(client: Client, task_queue: str) -> None:
     address = client.service_client.config.target_host
 

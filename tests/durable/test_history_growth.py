@@ -76,6 +76,7 @@ async def run_steps(client: Client, task_queue: str, steps: int) -> tuple[AgentR
     return result, await history_bytes(client, workflow_id)
 
 
+@pytest.mark.slow(28)
 async def test_a_200_step_run_with_5kb_results_completes_with_linear_history(client: Client, task_queue: str) -> None:
     async with build_worker(client, AGENTS, task_queue=task_queue):
         short, short_bytes = await run_steps(client, task_queue, 20)

@@ -45,6 +45,7 @@ async def command(env: WorkflowEnvironment, task_queue: str, *args: str) -> str:
         return await output(process)
 
 
+@pytest.mark.slow(23)
 async def test_run_watch_approve_and_deny_from_the_command_line(
     temporal_env: WorkflowEnvironment, client: Client, task_queue: str
 ) -> None:

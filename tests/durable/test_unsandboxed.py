@@ -127,6 +127,7 @@ reader = Agent(
 """
 
 
+@pytest.mark.slow(16)
 async def test_the_worker_command_runs_unsandboxed_on_request(tmp_path: Path) -> None:
     folder = write_project(tmp_path)
     (folder / 'myapp' / 'reader.py').write_text(READER_MODULE)

@@ -179,6 +179,7 @@ async def check_server_retries(client: Client, task_queue: str, unexplained: lis
         assert attempts[-1] >= len(starts), f'{call} ran {len(starts)} times in {attempts} attempts'
 
 
+@pytest.mark.slow(61)
 async def test_runs_finish_right_when_a_worker_dies_and_the_server_restarts(tmp_path: Path) -> None:
     server = DevServer(tmp_path / 'temporal.db', tmp_path / 'server.out')
     log = ToolLog(tmp_path / 'tools.log')

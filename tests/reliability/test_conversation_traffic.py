@@ -180,6 +180,7 @@ async def chain_of(client: Client, workflow_id: str) -> list[RunRecord]:
     return records[::-1]
 
 
+@pytest.mark.slow(36)
 async def test_back_to_back_messages_with_480kb_tool_results_never_wedge_a_conversation(
     client: Client, task_queue: str
 ) -> None:
@@ -211,6 +212,7 @@ async def test_back_to_back_messages_with_480kb_tool_results_never_wedge_a_conve
         turns_before += run.turns
 
 
+@pytest.mark.slow(110)
 async def test_a_200_step_run_with_480kb_results_continues_as_new_with_small_inputs(
     client: Client, task_queue: str
 ) -> None:
