@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -23,6 +24,16 @@ from worker import start_dev_server
 # until its timeout. Python's own handler instead reverts to the default in a child, as at a person's terminal.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """Half again as many worker processes as cores (at least two; `--maxprocesses` caps it).
+
+    Most tests spend their time waiting on a dev server, a worker process or a timer rather than computing: on two
+    cores, three workers finish the suite in little more than half the time two take.
+    """
+    cores = os.cpu_count() or 1
+    return max(2, cores + cores // 2)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
