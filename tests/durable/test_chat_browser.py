@@ -37,6 +37,9 @@ ROOT = Path(__file__).resolve().parents[2]
 AGENT = 'tests.durable.chat_browser_agent:assistant'
 EVENTS_TOKEN = 'durable-browser-events-token'
 BOUND = 10.0  # seconds a server or worker process may take to start
+STARTUP_BOUND = 60.0  # seconds a worker may take to poll its task queue on a busy machine (it imports the project)
+# A turn's first words reach the page within seconds, and later than Playwright's default 5 s on a busy machine.
+expect.set_options(timeout=20_000)
 # A killed worker's model request is retried once its heartbeat times out, on a new worker, whose process takes
 # several seconds to start on a busy machine.
 RECOVERY_MS = 60_000
@@ -97,7 +100,9 @@ class Workers:
         self._log_files: list[IO[bytes]] = []
 
     def start(self) -> subprocess.Popen[bytes]:
-        log = (self.logs / f'worker-{len(self.processes)}.log').open('wb')
+        """Start a worker and return once it polls the task queue (the page answers 503 while none does)."""
+        path = self.logs / f'worker-{len(self.processes)}.log'
+        log = path.open('wb')
         self._log_files.append(log)
         env = {
             **os.environ,
@@ -113,6 +118,11 @@ class Workers:
             command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
         self.processes.append(process)
+        deadline = time.monotonic() + STARTUP_BOUND
+        while b'Worker running' not in path.read_bytes():  # bounded: a worker that cannot start fails the test
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f'The worker did not start: {path.read_bytes()[-2000:].decode(errors="replace")}')
+            time.sleep(0.05)
         return process
 
     def kill_running(self) -> None:

@@ -112,7 +112,12 @@ async def test_without_a_worker_the_command_prints_how_worker_processes_publish_
             *[sys.executable, '-m', 'worker', '--agents', f'{__name__}:assistant'],
             *['--address', address, '--task-queue', task_queue],
             env={**os.environ, **settings},
-        ):
+        ) as worker:
+            assert worker.stdout is not None
+            # The page answers 503 while no worker polls the task queue: a person sends once the worker runs.
+            async with asyncio.timeout(BOUND):
+                ready = (await worker.stdout.readline()).decode()
+            assert ready.startswith('Worker running'), ready
             base = page_line.split(': ', 1)[1].strip().split('/#', 1)[0]
             message = {'id': 'u1', 'role': 'user', 'parts': [{'type': 'text', 'text': 'hi from a worker process'}]}
             body = {'id': f'cmd-{uuid.uuid4().hex[:8]}', 'trigger': 'submit-message', 'messages': [message]}
@@ -121,6 +126,7 @@ async def test_without_a_worker_the_command_prints_how_worker_processes_publish_
 
     assert settings['AGENT_CHAT_EVENTS_URL'] == f'{base}/internal/turn-events'
     assert settings['AGENT_CHAT_EVENTS_TOKEN']
+    assert answer.status_code == 200, answer.text
     chunks = [json.loads(row[6:]) for row in answer.text.splitlines() if row.startswith('data: {')]
     # The text comes only as live events: the turn's result ends the stream without repeating it.
     assert ''.join(c['delta'] for c in chunks if c['type'] == 'text-delta') == 'You said: hi from a worker process'

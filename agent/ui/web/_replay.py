@@ -15,6 +15,7 @@ partly shown is left alone: adding it whole would duplicate what the page alread
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from agent._events import (
@@ -26,6 +27,7 @@ from agent._events import (
     ToolResultEvent,
     whole_response_events,
 )
+from agent._part_deltas import TextPartDelta, ThinkingPartDelta
 from agent._parts import ModelMessage, ModelRequest, ModelResponse, ModelResponsePart, TextPart, ThinkingPart
 from agent._tool_parts import NativeToolCallPart, ToolCallPart, ToolReturnPart
 from agent.ui._event_stream import NativeEvent
@@ -66,11 +68,19 @@ class ShownParts:
                 current[event.index] = event.part
             if isinstance(event.part, ToolCallPart | NativeToolCallPart):
                 self._calls.add(event.part.tool_call_id)
+        elif isinstance(event, PartDeltaEvent):
+            # The text a part has shown so far: a stream cut short (its result came before its last deltas) is
+            # finished from the result, not taken as shown.
+            current = self._responses[-1] if self._open and self._responses else None
+            part = current.get(event.index) if current is not None else None
+            if current is not None and isinstance(part, TextPart | ThinkingPart):
+                with contextlib.suppress(ValueError):
+                    current[event.index] = event.delta.apply(part)
         elif isinstance(event, ToolCallEvent | ToolResultEvent):
             self._open = False
             if isinstance(event, ToolResultEvent):
                 self._results.add(event.tool_call_id)
-        elif not isinstance(event, PartDeltaEvent):
+        else:
             self._open = False
 
     def showed_calls(self, tool_call_ids: Sequence[str]) -> bool:
@@ -86,6 +96,13 @@ class ShownParts:
         for message in messages:
             if isinstance(message, ModelResponse):
                 if candidate is not None and _fits(candidate, message):
+                    rest = _rest_of(candidate, message)
+                    events.extend(rest)
+                    added.update(
+                        e.part.tool_call_id
+                        for e in rest
+                        if isinstance(e, PartEndEvent) and isinstance(e.part, ToolCallPart)
+                    )
                     candidate = next(shown, None)
                     continue
                 events.extend(whole_response_events(message))
@@ -111,6 +128,25 @@ def _fits(shown: dict[int, ModelResponsePart], response: ModelResponse) -> bool:
         if not same:
             return False
     return bool(shown)
+
+
+def _rest_of(shown: dict[int, ModelResponsePart], response: ModelResponse) -> list[NativeEvent]:
+    """The events that finish a response the stream showed only in part: the text its parts still lacked, and the
+    parts it never started."""
+    events: list[NativeEvent] = []
+    for index, full in enumerate(response.parts):
+        part = shown.get(index)
+        if part is None:
+            events += [PartStartEvent(index=index, part=full), PartEndEvent(index=index, part=full)]
+        elif (
+            isinstance(part, TextPart | ThinkingPart)
+            and isinstance(full, TextPart | ThinkingPart)
+            and len(part.content) < len(full.content)
+        ):
+            rest = full.content[len(part.content) :]
+            delta = TextPartDelta(rest) if isinstance(full, TextPart) else ThinkingPartDelta(content_delta=rest)
+            events += [PartDeltaEvent(index=index, delta=delta), PartEndEvent(index=index, part=full)]
+    return events
 
 
 def _result_events(request: ModelMessage, calls: set[str] | None) -> list[NativeEvent]:
