@@ -90,30 +90,7 @@ class ModelRetry(ControlFlowSignal):
     @classmethod
     def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
         # Lets a `ModelRetry` be part of `DeferredToolResults.calls` and survive a JSON round trip.
-        from pydantic_core import core_schema
-
-        def from_data(data: Any) -> Any:
-            return cls(cast('dict[str, Any]', data)['message']) if isinstance(data, dict) else data
-
-        return core_schema.no_info_after_validator_function(
-            from_data,
-            core_schema.union_schema(
-                [
-                    core_schema.is_instance_schema(cls),
-                    core_schema.typed_dict_schema(
-                        {
-                            'message': core_schema.typed_dict_field(core_schema.str_schema()),
-                            'kind': core_schema.typed_dict_field(
-                                core_schema.literal_schema(['model-retry']), required=False
-                            ),
-                        }
-                    ),
-                ]
-            ),
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda retry: {'message': retry.message, 'kind': 'model-retry'}
-            ),
-        )
+        return _message_result_schema(cls, 'model-retry')
 
 
 class ApprovalRequired(ControlFlowSignal):
@@ -171,30 +148,7 @@ class ToolFailed(Exception):
     @classmethod
     def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
         # Lets a `ToolFailed` be part of `DeferredToolResults.calls` and survive a JSON round trip.
-        from pydantic_core import core_schema
-
-        def from_data(data: Any) -> Any:
-            return cls(cast('dict[str, Any]', data)['message']) if isinstance(data, dict) else data
-
-        return core_schema.no_info_after_validator_function(
-            from_data,
-            core_schema.union_schema(
-                [
-                    core_schema.is_instance_schema(cls),
-                    core_schema.typed_dict_schema(
-                        {
-                            'message': core_schema.typed_dict_field(core_schema.str_schema()),
-                            'kind': core_schema.typed_dict_field(
-                                core_schema.literal_schema(['tool-failed']), required=False
-                            ),
-                        }
-                    ),
-                ]
-            ),
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                lambda failed: {'message': failed.message, 'kind': 'tool-failed'}
-            ),
-        )
+        return _message_result_schema(cls, 'tool-failed')
 
 
 class SkipModelRequest(ControlFlowSignal):
@@ -390,3 +344,23 @@ def _retry_message(part: RetryPromptPart) -> str:
         shown_input = f', input_value={error["input"]!r}' if 'input' in error else ''
         lines.append(f'{location}\n  {error["msg"]} [type={error["type"]}{shown_input}]')
     return '\n'.join(lines)
+
+
+def _message_result_schema(cls: type[Any], kind: str) -> Any:
+    """The pydantic schema of a result that is a message with a kind: the instance, or `{'message', 'kind'}` data."""
+    from pydantic_core import core_schema
+
+    def from_data(data: Any) -> Any:
+        return cls(cast('dict[str, Any]', data)['message']) if isinstance(data, dict) else data
+
+    fields = {
+        'message': core_schema.typed_dict_field(core_schema.str_schema()),
+        'kind': core_schema.typed_dict_field(core_schema.literal_schema([kind]), required=False),
+    }
+    return core_schema.no_info_after_validator_function(
+        from_data,
+        core_schema.union_schema([core_schema.is_instance_schema(cls), core_schema.typed_dict_schema(fields)]),
+        serialization=core_schema.plain_serializer_function_ser_schema(
+            lambda result: {'message': result.message, 'kind': kind}
+        ),
+    )
