@@ -124,9 +124,11 @@ async def run_demo(mode: str = 'ask', *, task_queue: str = 'agents', model: str 
     """
     print('Starting an embedded Temporal dev server...', flush=True)
     # The server prints its own banner once its UI is up, which would land in the middle of the prompt below:
-    # it prints to nowhere, and the demo says where the server is itself.
+    # it prints to nowhere, and the demo says where the server is itself. Its log lines (on standard error) say
+    # nothing a person trying the demo can act on, and one logged while it shuts down would trail the demo's last
+    # line: it logs nothing.
     with children_output_discarded():
-        env = await start_dev_server(ui=True)
+        env = await start_dev_server(ui=True, log_level='never')
     answers = Answers()
     # A failed model request (a model name the provider does not know, a rejected key) would print the worker's
     # traceback in the middle of the demo's lines; the demo says how the run ended itself, and the Web UI has the rest.
