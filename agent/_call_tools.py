@@ -150,6 +150,7 @@ async def handle_response(
         results = await resolve_deferred_tool_calls(deps.capability, deps.ports, ctx, requests)
         if results is None:
             return _end_with_deferred(requests, step, state, deps)
+        deps.ports.deferred_results_applied(requests, results)
         answers = results.to_tool_call_results()
         answered = [c for c in [*requests.approvals, *requests.calls] if c.tool_call_id in answers]
         await _run_function_calls(answered, answers, results.metadata, manager, step, state, deps)

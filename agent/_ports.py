@@ -104,6 +104,12 @@ class RunPorts:
         """Wait for results of deferred tool calls; `None` means the run cannot wait and must end instead."""
         return None
 
+    def deferred_results_applied(self, requests: DeferredToolRequests, results: DeferredToolResults) -> None:
+        """Told, once a step has its deferred calls' answers (from capabilities or the wait), what they were.
+
+        Nothing by default; a durable run records who decided each call (see `workflows._decisions`).
+        """
+
     @property
     def runs_event_stream_handler(self) -> bool:
         """Whether the run calls its event stream handler itself (a durable run has its activities call it)."""

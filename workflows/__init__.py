@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from ._activity_options import ActivityOptions
     from ._agent_workflow import AgentWorkflow
     from ._approval_policy import ApprovalPolicy
+    from ._approval_rules import ApprovalRule
     from ._data_converter import data_converter, with_data_converter
+    from ._decisions import DecisionRecord, PendingApproval, Vote
     from ._durable_agent import DeferredNotifier, DurableAgent
     from ._encryption import (
         DecryptionError,
@@ -58,7 +60,9 @@ __all__ = (
     'AgentRunOutput',
     'AgentWorkflow',
     'ApprovalPolicy',
+    'ApprovalRule',
     'ConversationMessage',
+    'DecisionRecord',
     'DecryptionError',
     'DeferredNotice',
     'DeferredNotifier',
@@ -67,8 +71,10 @@ __all__ = (
     'EncryptionKeyError',
     'HistoryHandoff',
     'MessagePage',
+    'PendingApproval',
     'Rejection',
     'RunStatus',
+    'Vote',
     'conversation_workflow_id',
     'data_converter',
     'encrypted_data_converter',
@@ -84,6 +90,8 @@ _HOMES = {
     '_activity_options': ('ActivityOptions',),
     '_agent_workflow': ('AgentWorkflow',),
     '_approval_policy': ('ApprovalPolicy',),
+    '_approval_rules': ('ApprovalRule',),
+    '_decisions': ('DecisionRecord', 'PendingApproval', 'Vote'),
     '_data_converter': ('data_converter', 'with_data_converter'),
     '_durable_agent': ('DeferredNotifier', 'DurableAgent'),
     '_encryption': (

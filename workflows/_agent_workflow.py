@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.usage import RunUsage
 
     from ._data_converter import PayloadDecodeError
+    from ._decisions import DecisionRecord
     from ._door import InvalidInput, parse_one
     from ._event_waits import EventWaits
     from ._eviction import watch_waiting
@@ -59,7 +60,7 @@ with workflow.unsafe.imports_passed_through():
     from ._stand_in_model import StandInModel
     from ._turns import Turn, TurnSlot, completed_messages
     from ._types import TURN_CANCELLED, AgentRunInput, AgentRunOutput, Rejection, RunStatus
-    from ._workflow_handlers import MAX_ENDED_TURNS_KEPT, AgentWorkflowHandlers
+    from ._workflow_handlers import MAX_DECISIONS_KEPT, MAX_ENDED_TURNS_KEPT, AgentWorkflowHandlers
 
 __all__ = ('AgentWorkflow',)
 
@@ -103,6 +104,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
         except InvalidInput as exc:
             self._input_error = str(exc)
         self._conversation = self._input is not None and self._input.conversation
+        self._decisions: list[DecisionRecord] = list(self._input.decisions or []) if self._input else []
+        self._run_decisions: list[DecisionRecord] = []  # the running agent run's
         self._turn: Turn | None = None
         self._ended_turns: deque[Turn] = deque(maxlen=MAX_ENDED_TURNS_KEPT)
         self._history: list[ModelMessage] = list(self._input.message_history or []) if self._input else []
@@ -205,6 +208,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             'deferred_tool_results': None,
             'checkpoint': None,
             'held_results': held if held.tool_call_ids else None,
+            'decisions': self._decisions[-MAX_DECISIONS_KEPT:] or None,
         }
         workflow.continue_as_new(replace(inp, **{**fields, **changes}))
 
@@ -359,7 +363,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
             reject=lambda refused: self._reject(
                 [Rejection('submit_deferred_tool_results', reason, call_id) for call_id, reason in refused]
             ),
+            decided=self._decided,
         )
+        # A run that continues in the middle carries the decisions it made so far (the last of the status's).
+        self._run_decisions = list(inp.decisions or []) if inp.checkpoint is not None else []
         ports.hold_early(self._early)
         self._early = DeferredToolResults()
         rng = workflow.random()
@@ -419,4 +426,16 @@ class AgentWorkflow(AgentWorkflowHandlers):
             usage=result.usage(),
             run_id=result.run_id,
             conversation_id=result.conversation_id,
+            decisions=list(self._run_decisions),
         )
+
+    def _decided(self, records: list[DecisionRecord]) -> None:
+        """Keep the decision records of a step's deferred calls, for the status and the run's result."""
+        for record in records:
+            workflow.logger.info(
+                'Tool call %s (%s): %s%s', record.tool_call_id, record.tool_name, record.decision,
+                f' by {", ".join(record.by)}' if record.by else '',
+            )  # fmt: skip
+        self._run_decisions.extend(records)
+        self._decisions.extend(records)
+        del self._decisions[:-MAX_DECISIONS_KEPT]

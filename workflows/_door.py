@@ -117,7 +117,7 @@ def validate_json_value(value: Any, target: Any, what: str, prefix: str = '') ->
         raise InvalidInput(f'{what} is invalid: {describe_errors(exc, prefix)}') from None
 
 
-_RESULT_FIELDS = ('approvals', 'calls', 'metadata')
+_RESULT_FIELDS = ('approvals', 'calls', 'metadata', 'answered_by')
 
 
 def parse_deferred_results(args: Sequence[Any], handler: str) -> tuple[DeferredToolResults, list[Rejection]]:
@@ -143,6 +143,7 @@ def parse_deferred_results(args: Sequence[Any], handler: str) -> tuple[DeferredT
         'approvals': bool | DeferredToolApprovalResult,
         'calls': DeferredToolCallResult,
         'metadata': dict[str, Any],
+        'answered_by': str,
     }
     for name, target in targets.items():
         entries = raw.get(name)

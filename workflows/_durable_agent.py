@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
@@ -14,6 +14,7 @@ from agent import Agent, UserError
 
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
+from ._approval_rules import ApprovalRule
 from ._fan_out import DEFAULT_MAX_TOOL_CALLS_IN_FLIGHT
 from ._result_size import RESULT_MESSAGES_BUDGET
 
@@ -55,6 +56,11 @@ class DurableAgent:
     """Tool calls of one model response that run at all (`None`, the default: every one). The calls past it, in
     call order, are not run: the model gets a retry prompt for each saying how many it asked for and how many run,
     so it asks again with fewer. A run's input may set its own."""
+    approval_rules: dict[str, ApprovalRule] = field(default_factory=dict[str, ApprovalRule])
+    """Who may approve each tool's calls, how many must, and for how long (by tool name; a tool without a rule
+    takes any one approval). Workflow code: a change is a change of the workflow (see the docs on deploying)."""
+    roles: dict[str, Collection[str]] = field(default_factory=dict[str, Collection[str]])
+    """The identities of each role an approval rule names as `'role:NAME'`."""
 
     @property
     def activity_event_stream_handler(self) -> EventStreamHandler | None:
@@ -83,6 +89,16 @@ class DurableAgent:
                 f'result or query reply carries under the Temporal payload limit), not {self.max_tool_result_bytes}'
             )
         known = _static_tool_names(self.agent)
+        for tool, rule in self.approval_rules.items():
+            if known is not None and tool not in known:
+                raise UserError(
+                    f'Agent {name!r} has an approval rule for tool {tool!r}, but no such tool; '
+                    f'its tools are: {", ".join(sorted(known)) or "(none)"}'
+                )
+            try:
+                rule.check(tool, self.roles)
+            except ValueError as exc:
+                raise UserError(f'Agent {name!r}: {exc}') from None
         for tool, options in self.tool_activities.items():
             if known is not None and tool not in known:
                 raise UserError(

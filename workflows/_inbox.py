@@ -4,6 +4,9 @@ Runs record `AgentState` and `PendingApprovals` as search attributes (see `workf
 visibility query finds the waiting runs without knowing their ids; each listed run is then asked for its
 `pending_deferred_tools`, which is exact where visibility is a moment behind (a run listed as waiting may have been
 answered since: it is left out). Runs of namespaces without the attributes registered are not found.
+
+For a given identity the inbox lists only what it may answer: each run filters its pending approvals by the agent's
+approval rules (the query's `caller` argument), which only the run can apply (a rule may be a function of the call).
 """
 
 from __future__ import annotations
@@ -56,8 +59,11 @@ def waiting_runs_query(owner: str | None = None) -> str:
     return query
 
 
-async def waiting_runs(client: Client, owner: str | None = None) -> list[WaitingRun]:
+async def waiting_runs(client: Client, owner: str | None = None, caller: str | None = None) -> list[WaitingRun]:
     """The runs of `client`'s namespace that wait for a human, newest first.
+
+    With `caller`, only the runs with calls that identity may answer now, and only those calls (a run no worker
+    answers for is left out: what it would let the caller answer is unknown).
 
     Raises:
         RPCError: if the namespace cannot be listed (e.g. it lacks the search attributes).
@@ -69,11 +75,14 @@ async def waiting_runs(client: Client, owner: str | None = None) -> list[Waiting
         try:
             # By name, as the client calls the workflow (see `workflows.client`).
             pending = await handle.query(
-                'pending_deferred_tools', result_type=DeferredToolRequests, rpc_timeout=QUERY_TIMEOUT
+                'pending_deferred_tools',
+                args=[caller] if caller is not None else [],
+                result_type=DeferredToolRequests,
+                rpc_timeout=QUERY_TIMEOUT,
             )
         except RPCError as exc:
             # A run no worker answers for still waits for a human: it is listed, without the details.
-            if exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
+            if caller is not None or exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
                 continue  # ended since visibility listed it
         except (WorkflowQueryFailedError, WorkflowQueryRejectedError):
             continue

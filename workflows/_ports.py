@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from temporalio import workflow
@@ -43,6 +43,7 @@ from agent.toolsets import AbstractToolset
 from ._activity_ids import ActivityIds
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._approval_policy import ApprovalPolicy
+from ._decisions import Ballots, DecisionRecord, PendingApproval, Vote, decision_records
 from ._durable_agent import DurableAgent
 from ._fan_out import ToolFanOut
 from ._missing_keys import until_decrypted
@@ -109,6 +110,7 @@ class WorkflowPorts(RunPorts):
         checkpoint: RunCheckpoint | None = None,
         encoder: RequestEncoder | None = None,
         fan_out: ToolFanOut | None = None,
+        decided: Callable[[list[DecisionRecord]], None] | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.reject = reject or (lambda refused: None)
@@ -134,6 +136,11 @@ class WorkflowPorts(RunPorts):
         """Closed when the workflow run continues as new mid-turn: the next one ends the run's span."""
         self.fan_out = fan_out or ToolFanOut()
         """How many tool calls of one response run at once, and at all (see `workflows._fan_out`)."""
+        self.decided = decided or (lambda records: None)
+        """Told of the decision records of each step's deferred calls (the run's status and result list them)."""
+        self.ballots: Ballots | None = None
+        """The votes on the approvals the run waits for, under the agent's approval rules."""
+        self._votes: dict[str, list[Vote]] = {}  # the last wait's votes, until its decisions are recorded
 
     def doing(self) -> tuple[str, ...]:
         """The model requests and tool calls in flight, as lines of the run's current details."""
@@ -286,24 +293,52 @@ class WorkflowPorts(RunPorts):
             return None  # the agent asked for the end-the-run style: return the requests as the output
         self.pending = requests
         self.collected = DeferredToolResults()
+        durable = self.durable
+        self.ballots = Ballots(durable.approval_rules if durable else {}, durable.roles if durable else {}, requests)
         self._take_early_results(requests)
         try:
             if not await self._wait_for_results(ctx, requests):
                 return self._on_timeout(requests)
             return self.collected
         finally:
+            self._votes = self.ballots.votes
             self.pending = None
             self.collected = DeferredToolResults()
+            self.ballots = None
+
+    def deferred_results_applied(self, requests: DeferredToolRequests, results: DeferredToolResults) -> None:
+        """Record how each call of `requests` that `results` answers was decided (see `workflows._decisions`)."""
+        votes, self._votes = self._votes, {}
+        records = decision_records(requests, results, votes, results.answered_by.get)
+        if records:
+            self.decided(records)
+
+    def open_approvals(self) -> list[PendingApproval]:
+        """The pending approvals under an approval rule, with who approved them so far."""
+        remaining = self.pending.remaining(self.collected) if self.pending is not None else None
+        if remaining is None or self.ballots is None:
+            return []
+        return self.ballots.open([call.tool_call_id for call in remaining.approvals])
 
     async def _wait_for_results(self, ctx: RunContext[Any], requests: DeferredToolRequests) -> bool:
         """Wait (on durable timers) until every call is resolved; `False` if the policy's timeout fired."""
         policy = self.policy
         deadline = workflow.now() + policy.timeout if policy.timeout is not None else None
         reminder = 0
+        notified = False
         while True:
-            if self.notify:
+            if self.notify and not notified:
                 await self._notify(ctx, requests, reminder)
-            waits = [w for w in (policy.remind_every, deadline - workflow.now() if deadline else None) if w is not None]
+            expiry = self._next_expiry()
+            waits = [
+                w
+                for w in (
+                    policy.remind_every,
+                    deadline - workflow.now() if deadline else None,
+                    expiry - workflow.now() if expiry else None,
+                )
+                if w is not None
+            ]
             self.waiting_for_people = True  # nothing of the run's own is in flight: only a person can move it on
             try:
                 await workflow.wait_condition(
@@ -313,9 +348,38 @@ class WorkflowPorts(RunPorts):
             except TimeoutError:
                 if deadline is not None and workflow.now() >= deadline:
                     return False
+                if expiry is not None and workflow.now() >= expiry:
+                    if not self._expire():
+                        return False  # a rule escalates to the run's timeout policy
+                    if requests.remaining(self.collected) is None:
+                        return True
+                    notified = True  # an expiry is not a reminder
+                    continue
+                notified = False
                 reminder += 1
             finally:
                 self.waiting_for_people = False
+
+    def _next_expiry(self) -> datetime | None:
+        """When the first pending approval under a rule with an expiry expires, if one does."""
+        expiries = [approval.expires for approval in self.open_approvals() if approval.expires is not None]
+        return min(expiries) if expiries else None
+
+    def _expire(self) -> bool:
+        """Deny the approvals whose request has expired; `False` if one's rule escalates instead."""
+        ballots = self.ballots
+        assert ballots is not None
+        now = workflow.now()
+        for approval in self.open_approvals():
+            if approval.expires is None or approval.expires > now:
+                continue
+            rule = ballots.rule(approval.tool_call_id)
+            assert rule is not None
+            if rule.on_expiry == 'escalate':
+                return False
+            self.collected.approvals[approval.tool_call_id] = ToolDenied(rule.expiry_message)
+            ballots.votes.pop(approval.tool_call_id, None)  # no one decided it: the record names no one
+        return True
 
     async def _notify(self, ctx: RunContext[Any], requests: DeferredToolRequests, reminder: int) -> None:
         remaining = requests.remaining(self.collected)
@@ -405,6 +469,7 @@ class WorkflowPorts(RunPorts):
             approvals={k: v for k, v in early.approvals.items() if k in ids},
             calls={k: v for k, v in early.calls.items() if k in ids},
             metadata={k: v for k, v in early.metadata.items() if k in ids},
+            answered_by={k: v for k, v in early.answered_by.items() if k in ids},
         )
         unmatched = sorted((early.tool_call_ids | set(early.metadata)) - ids)
         if unmatched:
@@ -412,7 +477,10 @@ class WorkflowPorts(RunPorts):
                 [(call_id, f'Result for tool call {call_id!r}, which was not among the calls that became pending '
                   f'({sorted(ids)}).') for call_id in unmatched]
             )  # fmt: skip
-        self.collected.update(matching)
+        # Held answers meet the approval rules now that their calls are known (a refused one is listed as rejected).
+        accepted, refused = self.partition_results(matching)
+        self.reject(refused)
+        self.add_results(accepted)
 
     def partition_results(self, results: DeferredToolResults) -> tuple[DeferredToolResults, list[tuple[str, str]]]:
         """Split `results` into those for pending calls and `(tool call id, reason)` for the rest."""
@@ -445,6 +513,8 @@ class WorkflowPorts(RunPorts):
             target: dict[str, Any] = getattr(accepted, label)
             for call_id, value in entries.items():
                 reason = refusal(call_id, expected, other, label)
+                if reason is None and label == 'approvals' and self.ballots is not None:
+                    reason = self.ballots.refusal(call_id, value, results.answered_by.get(call_id))
                 if reason is None:
                     target[call_id] = value
                 else:
@@ -454,6 +524,8 @@ class WorkflowPorts(RunPorts):
                 accepted.metadata[call_id] = meta
             else:
                 refused.append((call_id, f'Metadata for tool call {call_id!r}, which is not pending.'))
+        taken = accepted.tool_call_ids
+        accepted.answered_by = {k: v for k, v in results.answered_by.items() if k in taken}
         return accepted, refused
 
     def check_results(self, results: DeferredToolResults) -> None:
@@ -469,6 +541,16 @@ class WorkflowPorts(RunPorts):
             raise ValueError(' '.join(reason for _, reason in refused))
 
     def add_results(self, results: DeferredToolResults) -> DeferredToolRequests | None:
-        """Record results (already checked) and return what is still pending."""
+        """Record results (already checked) and return what is still pending.
+
+        An approval under a rule that needs more approvers is counted, and taken once it decides the call.
+        """
+        ballots = self.ballots
+        if ballots is not None:
+            for call_id, value in list(results.approvals.items()):
+                if not ballots.cast(call_id, value, results.answered_by.get(call_id)):
+                    del results.approvals[call_id]
+                    results.metadata.pop(call_id, None)
+                    results.answered_by.pop(call_id, None)
         self.collected.update(results)
         return self.pending.remaining(self.collected) if self.pending is not None else None

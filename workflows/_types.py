@@ -14,6 +14,7 @@ from agent._parts import ModelMessage
 from agent.usage import RunUsage, UsageLimits
 
 from ._approval_policy import ApprovalPolicy
+from ._decisions import DecisionRecord, PendingApproval
 
 __all__ = (
     'CONVERSATION_MOVING',
@@ -27,10 +28,12 @@ __all__ = (
     'CancelTurnResult',
     'ConversationMessage',
     'ConversationPage',
+    'DecisionRecord',
     'DeferredNotice',
     'ExternalEventResolution',
     'HistoryHandoff',
     'MessagePage',
+    'PendingApproval',
     'PendingExternalEvent',
     'Rejection',
     'RunStatus',
@@ -111,6 +114,9 @@ class AgentRunInput:
     max_tool_calls_per_response: int | None = None
     """Tool calls of one model response that run at all (the model is asked to ask again for the rest); `None`:
     the agent's `DurableAgent.max_tool_calls_per_response`."""
+    decisions: list[DecisionRecord] | None = None
+    """Set by continue-as-new: the decision records so far (the `status` query keeps listing them; a run that
+    continues in the middle keeps its own in its result)."""
 
 
 @dataclass
@@ -142,6 +148,8 @@ class AgentRunOutput:
     earlier_messages_omitted: int = 0
     """How many of the run's first messages were left out of `new_messages` to keep the result under Temporal's
     payload size limit (0 normally); the `new_messages` query pages through all of them."""
+    decisions: list[DecisionRecord] = field(default_factory=list[DecisionRecord])
+    """How each deferred tool call of the run (of the turn, for a conversation's turn) was decided, in order."""
 
 
 @dataclass
@@ -181,6 +189,10 @@ class RunStatus:
     entries), oldest first; the valid parts of the same signals were applied."""
     external_events: list[PendingExternalEvent] = field(default_factory=list['PendingExternalEvent'])
     """The run's waits for external events (`RequestInput`) not yet ended, oldest first."""
+    decisions: list[DecisionRecord] = field(default_factory=list[DecisionRecord])
+    """How the run's deferred tool calls were decided, oldest first (the latest `MAX_DECISIONS_KEPT`)."""
+    open_approvals: list[PendingApproval] = field(default_factory=list[PendingApproval])
+    """The pending approvals under an approval rule, with who approved them so far and when they expire."""
 
 
 @dataclass
@@ -250,13 +262,20 @@ class CancelTurn:
 
 @dataclass
 class Caller:
-    """The optional second argument of `resolve_deferred_tools`, whose first is the results themselves.
+    """The optional second argument of `resolve_deferred_tools` and `submit_deferred_tool_results`, whose first is
+    the results themselves.
 
     A separate argument because the results are the agent's own `DeferredToolResults`, which know nothing of owners.
     """
 
+    optional_fields_omitted: ClassVar[bool] = True
+    """Written without the fields left at their defaults."""
+
     owner: str | None = None
-    """Who answers, checked as `ConversationMessage.owner` is."""
+    """The owner id the answer comes for, checked as `ConversationMessage.owner` is."""
+    identity: str | None = None
+    """Who answers (a free-form id, at most 255 characters): credited in `answered_by` for each call the results
+    answer without naming anyone, checked against the agent's approval rules, and named in the decision records."""
 
 
 @dataclass

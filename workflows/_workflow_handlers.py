@@ -32,8 +32,9 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
+from ._decisions import DecisionRecord
 from ._door import InvalidInput, parse_deferred_results, parse_one
-from ._event_waits import EventWaits, WaitNotReached
+from ._event_waits import MAX_CALLER_CHARS, EventWaits, WaitNotReached
 from ._ports import WorkflowPorts
 from ._result_size import fit_result, message_page
 from ._run_input import cancel_request
@@ -59,10 +60,13 @@ from ._types import (
     WaitForTurnResult,
 )
 
-__all__ = ('MAX_ENDED_TURNS_KEPT', 'MAX_REJECTIONS_KEPT', 'AgentWorkflowHandlers')
+__all__ = ('MAX_DECISIONS_KEPT', 'MAX_ENDED_TURNS_KEPT', 'MAX_REJECTIONS_KEPT', 'AgentWorkflowHandlers')
 
 MAX_REJECTIONS_KEPT = 20
 """How many rejected signal parts the `status` query lists (the newest)."""
+
+MAX_DECISIONS_KEPT = 100
+"""How many decision records the `status` query lists (the newest; a run's result has all of its own)."""
 
 MAX_ENDED_TURNS_KEPT = 20
 """How many ended turns `wait_for_turn` still finds by update id (a client may ask just after the end)."""
@@ -101,6 +105,8 @@ class AgentWorkflowHandlers:
     """The earlier run whose conversation this run is still reading back, if it is."""
     _event_waits: EventWaits
     """The run's waits for external events, resolved by token."""
+    _decisions: list[DecisionRecord]
+    """The latest decision records of the run (see `workflows._decisions`)."""
 
     def _end_turn(self, turn: Turn) -> None:
         """Record that `turn` has ended (its `done`, `result` and `error` are set)."""
@@ -223,11 +229,13 @@ class AgentWorkflowHandlers:
         """
         handler = 'submit_deferred_tool_results'
         try:
-            results, rejected = parse_deferred_results(args, handler)
+            caller = _caller(args[1:], f'The {handler} caller') if len(args) == 2 else Caller()
+            results, rejected = parse_deferred_results(args[:1] if len(args) == 2 else args, handler)
         except InvalidInput as exc:
             self._reject([Rejection(handler, str(exc))])
             return
         self._reject(rejected)
+        _credit(results, caller.identity)
         ports = self._ports
         if ports is None or ports.pending is None:
             if ports is None:
@@ -261,7 +269,8 @@ class AgentWorkflowHandlers:
         Takes one `DeferredToolResults`, optionally followed by a `Caller` naming who answers.
         """
         assert self._ports is not None
-        results, _ = _resolution(args)
+        results, caller = _resolution(args)
+        _credit(results, caller.identity)
         return self._ports.add_results(results)
 
     @resolve_deferred_tools.validator
@@ -270,6 +279,7 @@ class AgentWorkflowHandlers:
         self._check_owner(caller.owner, 'answer its approvals')
         if self._ports is None:
             raise ValueError('The run is not waiting for deferred tool results yet.')
+        _credit(results, caller.identity)
         self._ports.check_results(results)
 
     # Waits for external events.
@@ -325,11 +335,25 @@ class AgentWorkflowHandlers:
     # Where the run is.
 
     @workflow.query(name='pending_deferred_tools')
-    def pending_deferred_tools(self) -> DeferredToolRequests | None:
-        """The deferred tool calls still waiting for results, or `None`."""
-        if self._ports is None or self._ports.pending is None:
+    def pending_deferred_tools(self, caller: str | None = None) -> DeferredToolRequests | None:
+        """The deferred tool calls still waiting for results, or `None`.
+
+        With `caller` (an identity), only the approvals it may answer now under the agent's approval rules (not
+        those it approved already), and the external calls; `None` if that leaves nothing.
+        """
+        ports = self._ports
+        if ports is None or ports.pending is None:
             return None
-        return self._ports.pending.remaining(self._ports.collected)
+        remaining = ports.pending.remaining(ports.collected)
+        if caller is None or remaining is None or ports.ballots is None:
+            return remaining
+        ballots = ports.ballots
+        approvals = [call for call in remaining.approvals if ballots.may_answer(call.tool_call_id, caller)]
+        if not approvals and not remaining.calls:
+            return None
+        ids = {call.tool_call_id for call in [*approvals, *remaining.calls]}
+        metadata = {k: v for k, v in remaining.metadata.items() if k in ids}
+        return DeferredToolRequests(calls=remaining.calls, approvals=approvals, metadata=metadata)
 
     @workflow.query(name='new_messages')
     def new_messages(self, page: MessagePage | None = None) -> list[ModelMessage]:
@@ -379,8 +403,13 @@ class AgentWorkflowHandlers:
         waiting = self._ports is not None and self._ports.pending is not None
         if status.state == 'running' and waiting:
             status = replace(status, state='awaiting_deferred_tools')
-        events = self._event_waits.pending()
-        return replace(status, external_events=events) if events else status
+        ports = self._ports
+        return replace(
+            status,
+            external_events=self._event_waits.pending(),
+            decisions=self._decisions[-MAX_DECISIONS_KEPT:],
+            open_approvals=ports.open_approvals() if ports is not None else [],
+        )
 
 
 def _outcome(turn: Turn) -> Literal['completed', 'failed', 'cancelled']:
@@ -403,7 +432,24 @@ def _resolution(args: Sequence[Any]) -> tuple[DeferredToolResults, Caller]:
     if len(args) > 2:
         raise InvalidInput(
             f'{_RESOLVE_INPUT} is one DeferredToolResults object, optionally followed by a caller object such as '
-            f'{{"owner": "..."}}; {len(args)} arguments arrived'
+            f'{{"identity": "alice"}}; {len(args)} arguments arrived'
         )
-    caller = parse_one(args[1:], Caller, 'The resolve_deferred_tools caller') if len(args) == 2 else Caller()
+    caller = _caller(args[1:], 'The resolve_deferred_tools caller') if len(args) == 2 else Caller()
     return parse_one(args[:1], DeferredToolResults, _RESOLVE_INPUT), caller
+
+
+def _caller(args: Sequence[Any], what: str) -> Caller:
+    caller = parse_one(args, Caller, what)
+    if caller.identity is not None and not 0 < len(caller.identity) <= MAX_CALLER_CHARS:
+        raise InvalidInput(
+            f'{what} names an identity of {len(caller.identity)} characters; give 1 to {MAX_CALLER_CHARS}'
+        )
+    return caller
+
+
+def _credit(results: DeferredToolResults, identity: str | None) -> None:
+    """Credit `identity` in `answered_by` for each call `results` answers without naming anyone."""
+    if identity is None:
+        return
+    for call_id in results.tool_call_ids:
+        results.answered_by.setdefault(call_id, identity)

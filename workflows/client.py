@@ -60,6 +60,7 @@ from ._tracing import with_tracing
 from ._types import (
     AgentRunInput,
     AgentRunOutput,
+    Caller,
     ConversationMessage,
     ConversationPage,
     MessagePage,
@@ -81,8 +82,10 @@ SDK's worker into every process that only starts and steers runs, every `agents`
 class AgentClient:
     """Starts and steers `AgentWorkflow` runs on a task queue.
 
-    With encryption keys in the environment (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no
-    codec on `client`, payloads are encrypted and decrypted with them. With a tracer provider (`tracer_provider`,
+    Every answer it sends (approvals, resolved tokens) names who gives it: `identity`, else the Temporal client's
+    identity; each call can name another (`caller=`). With encryption keys in the environment
+    (`AGENT_ENCRYPTION_KEYS`, see `workflows.EncryptionCodec`) and no codec on `client`, payloads are encrypted and
+    decrypted with them. With a tracer provider (`tracer_provider`,
     or a global one) runs are started in a span, so each run's spans join the caller's trace.
 
     Raises:
@@ -90,10 +93,17 @@ class AgentClient:
     """
 
     def __init__(
-        self, client: Client, *, task_queue: str = 'agents', tracer_provider: TracerProvider | None = None
+        self,
+        client: Client,
+        *,
+        task_queue: str = 'agents',
+        tracer_provider: TracerProvider | None = None,
+        identity: str | None = None,
     ) -> None:
         self.client = with_tracing(with_encryption(client), tracer_provider)
         self.task_queue = task_queue
+        self.identity = identity or client.identity
+        """Who this client's answers come from, unless a call names another (the decision records show it)."""
 
     @classmethod
     async def connect(
@@ -106,6 +116,7 @@ class AgentClient:
         tls_key: str | Path | None = None,
         profile: str | None = None,
         task_queue: str = 'agents',
+        identity: str | None = None,
         **options: Any,
     ) -> AgentClient:
         """Connect as Temporal's tools do: from `TEMPORAL_*` variables and the `temporal` CLI's config profile.
@@ -121,7 +132,7 @@ class AgentClient:
             address=address, namespace=namespace, api_key=api_key, tls_cert=tls_cert, tls_key=tls_key, profile=profile
         )
         options.setdefault('data_converter', data_converter)
-        return cls(await Client.connect(**config, **options), task_queue=task_queue)
+        return cls(await Client.connect(**config, **options), task_queue=task_queue, identity=identity)
 
     async def start(
         self, agent: str, prompt: str | None = None, *, workflow_id: str | None = None, **fields: Any
@@ -183,10 +194,12 @@ class AgentClient:
         handle = self.client.get_workflow_handle(conversation_workflow_id(agent, conversation_id))
         await handle.signal('close_conversation')
 
-    async def pending(self, workflow_id: str) -> DeferredToolRequests | None:
-        """The deferred tool calls a run is waiting for, if any."""
+    async def pending(self, workflow_id: str, *, caller: str | None = None) -> DeferredToolRequests | None:
+        """The deferred tool calls a run is waiting for, if any; with `caller`, only those that identity may answer
+        now under the agent's approval rules (and the external calls)."""
         handle = self.client.get_workflow_handle(workflow_id)
-        return await handle.query('pending_deferred_tools', result_type=DeferredToolRequests)
+        args = [caller] if caller is not None else []
+        return await handle.query('pending_deferred_tools', args=args, result_type=DeferredToolRequests)
 
     async def approve(
         self,
@@ -196,8 +209,14 @@ class AgentClient:
         calls: dict[str, Any] | None = None,
         metadata: dict[str, dict[str, Any]] | None = None,
         accept_within: float | None = None,
+        caller: str | None = None,
+        owner: str | None = None,
     ) -> DeferredToolRequests | None:
         """Resolve deferred tool calls (rejected with a clear error if an id is unknown); returns what is pending.
+
+        The answers come from `caller` (this client's `identity` if not given): the run refuses them if the agent's
+        approval rules do not allow that identity, and names it in the calls' decision records. With `owner`, the
+        run also refuses them if it was started for another owner.
 
         The results go as the `resolve_deferred_tools` update, which only a worker of the run's task queue can
         accept: without `accept_within`, this waits for one however long it takes.
@@ -209,15 +228,16 @@ class AgentClient:
                 it is lost if the server restarts first. `submit` sends results durably.
         """
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
+        args = [results, Caller(owner=owner, identity=caller or self.identity)]
         handle = self.client.get_workflow_handle(workflow_id)
         if accept_within is None:
-            return await handle.execute_update('resolve_deferred_tools', results, result_type=DeferredToolRequests)
+            return await handle.execute_update('resolve_deferred_tools', args=args, result_type=DeferredToolRequests)
         # `execute_update` polls until the update completes, however long no worker is there to accept it; this waits
         # for acceptance (after which the handler, which does not block, completes at once) for `accept_within` at most.
         accepting = asyncio.ensure_future(
             handle.start_update(
                 'resolve_deferred_tools',
-                results,
+                args=args,
                 wait_for_stage=WorkflowUpdateStage.ACCEPTED,
                 result_type=DeferredToolRequests,
             )
@@ -237,15 +257,18 @@ class AgentClient:
         approvals: dict[str, Any] | None = None,
         calls: dict[str, Any] | None = None,
         metadata: dict[str, dict[str, Any]] | None = None,
+        caller: str | None = None,
     ) -> None:
         """Deliver deferred tool results by the `submit_deferred_tool_results` signal, with or without a worker.
 
         The signal is written to the run's history when the server takes it, so the results are kept whatever
         happens next, and apply when a worker takes the run; nothing comes back. The run lists the entries it cannot
-        use (unknown or already resolved ids) under `status().rejected` instead of refusing them as `approve` does.
+        use (unknown or already resolved ids, answers the approval rules do not allow from `caller`) under
+        `status().rejected` instead of refusing them as `approve` does. `caller` is as `approve` says.
         """
         results = DeferredToolResults(approvals=approvals or {}, calls=calls or {}, metadata=metadata or {})
-        await self.client.get_workflow_handle(workflow_id).signal('submit_deferred_tool_results', results)
+        args = [results, Caller(identity=caller or self.identity)]
+        await self.client.get_workflow_handle(workflow_id).signal('submit_deferred_tool_results', args=args)
 
     async def resolve_token(
         self,
@@ -265,8 +288,8 @@ class AgentClient:
             token: The wait's resume token.
             results: The answer: for `RequestInput`, `DeferredToolResults` (or its JSON form) naming only pending
                 calls.
-            caller: Who answers (a free-form id), logged by the run and credited in the answer (`RequestInput`:
-                `answered_by` of each call it answers without naming anyone).
+            caller: Who answers (a free-form id; this client's `identity` if not given), logged by the run and
+                credited in the answer (`RequestInput`: `answered_by` of each call it answers without naming anyone).
             owner: The caller's owner id: the run refuses an owner other than the one it was started with
                 (`None`: not checked, for operators' tools).
             accept_within: Give up waiting for a worker to accept the resolution after that many seconds (`None`:
@@ -278,7 +301,7 @@ class AgentClient:
                 the run does not exist or has ended.
             TimeoutError: no worker accepted it within `accept_within` (see `approve`; `submit_token` is durable).
         """
-        address, sent = resolution(token, results, caller=caller, owner=owner)
+        address, sent = resolution(token, results, caller=caller or self.identity, owner=owner)
         await send_resolution(self.client, address, sent, accept_within=accept_within)
 
     async def fail_token(
@@ -297,7 +320,7 @@ class AgentClient:
             TokenRefused: as `resolve_token` says.
             TimeoutError: as `resolve_token` says.
         """
-        address, sent = resolution(token, failure=reason, caller=caller, owner=owner)
+        address, sent = resolution(token, failure=reason, caller=caller or self.identity, owner=owner)
         await send_resolution(self.client, address, sent, accept_within=accept_within)
 
     async def submit_token(
@@ -312,7 +335,7 @@ class AgentClient:
         Raises:
             TokenRefused: the token is malformed, or its run does not exist or has ended.
         """
-        address, sent = resolution(token, results, failure=failure, caller=caller)
+        address, sent = resolution(token, results, failure=failure, caller=caller or self.identity)
         await signal_resolution(self.client, address, sent)
 
     async def create_schedule(
@@ -363,12 +386,13 @@ class AgentClient:
         """Delete a schedule (the runs it started are left as they are)."""
         await self.client.get_schedule_handle(schedule_id).delete()
 
-    async def inbox(self, owner: str | None = None) -> list[WaitingRun]:
-        """Every run of the namespace that waits for a human (of `owner` if given), newest first.
+    async def inbox(self, owner: str | None = None, *, caller: str | None = None) -> list[WaitingRun]:
+        """Every run of the namespace that waits for a human (of `owner` if given), newest first; with `caller`,
+        only the runs with calls that identity may answer now under their agents' approval rules, and those calls.
 
         Found through the runs' search attributes (see `workflows._inbox`): visibility lags a moment behind.
         """
-        return await waiting_runs(self.client, owner)
+        return await waiting_runs(self.client, owner, caller)
 
     async def messages(self, workflow_id: str, offset: int = 0, limit: int = 100) -> ConversationPage:
         """A page of a run's messages as they are now, from index `offset` (see `AgentWorkflow.messages`)."""
