@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any, cast
@@ -59,7 +59,7 @@ class DurableAgent:
     approval_rules: dict[str, ApprovalRule] = field(default_factory=dict[str, ApprovalRule])
     """Who may approve each tool's calls, how many must, and for how long (by tool name; a tool without a rule
     takes any one approval). Workflow code: a change is a change of the workflow (see the docs on deploying)."""
-    roles: dict[str, Collection[str]] = field(default_factory=dict[str, Collection[str]])
+    roles: Mapping[str, Collection[str]] = field(default_factory=dict[str, Collection[str]])
     """The identities of each role an approval rule names as `'role:NAME'`."""
 
     @property
