@@ -36,7 +36,7 @@ with workflow.unsafe.imports_passed_through():
     from agent._deferred import DeferredToolRequests, DeferredToolResults
     from agent._env import RunEnvironment, use_environment
     from agent._external_events import external_event_scope
-    from agent._parts import ModelMessage
+    from agent._parts import ModelMessage, ModelResponse
     from agent._ports import use_ports
     from agent._threads import INLINE, use_thread_executor
     from agent.graph import End
@@ -44,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.usage import RunUsage
 
     from ._data_converter import PayloadDecodeError
-    from ._decisions import DecisionRecord
+    from ._decisions import DecisionRecord, token_answer_refusal
     from ._door import InvalidInput, parse_one
     from ._event_waits import EventWaits
     from ._eviction import watch_waiting
@@ -119,7 +119,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._handover = Handover(self._input.agent if self._input else '')
         self._handover_due = False  # the conversation continues as new once the turns it took in are answered
         # One per workflow run: its keys count the run's waits across turns.
-        self._event_waits = EventWaits(lambda reason: self._reject([Rejection('submit_external_event', reason)]))
+        self._event_waits = EventWaits(
+            lambda reason: self._reject([Rejection('submit_external_event', reason)]), self._authorize_token_answer
+        )
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
 
     def _waits_for_people(self) -> bool:
@@ -428,6 +430,16 @@ class AgentWorkflow(AgentWorkflowHandlers):
             conversation_id=result.conversation_id,
             decisions=list(self._run_decisions),
         )
+
+    def _authorize_token_answer(self, payload: Any, caller: str | None) -> str | None:
+        """Why the agent's approval rules refuse what a resume token's payload approves from `caller`, if they do."""
+        ports, live = self._ports, self._live_run
+        durable = ports.durable if ports is not None else None
+        if durable is None or not durable.approval_rules or live is None:
+            return None
+        latest = next((m for m in reversed(live.all_messages()) if isinstance(m, ModelResponse)), None)
+        calls = {call.tool_call_id: call for call in latest.tool_calls} if latest is not None else {}
+        return token_answer_refusal(payload, caller, calls, durable.approval_rules, durable.roles)
 
     def _decided(self, records: list[DecisionRecord]) -> None:
         """Keep the decision records of a step's deferred calls, for the status and the run's result."""

@@ -25,7 +25,15 @@ from agent.exceptions import ModelRetry, ToolFailed
 
 from ._approval_rules import ApprovalRule
 
-__all__ = ('Ballots', 'DecisionRecord', 'PendingApproval', 'Vote', 'args_digest', 'decision_records')
+__all__ = (
+    'Ballots',
+    'DecisionRecord',
+    'PendingApproval',
+    'Vote',
+    'args_digest',
+    'decision_records',
+    'token_answer_refusal',
+)
 
 Decision = Literal['approve', 'deny', 'override', 'result']
 """What was decided: an approval ran the call with its arguments (`approve`) or with others (`override`), a denial
@@ -240,3 +248,40 @@ def decision_records(
 def _order(requests: DeferredToolRequests, call_id: str) -> int:
     ids = requests.tool_call_ids
     return ids.index(call_id) if call_id in ids else len(ids)
+
+
+def token_answer_refusal(
+    payload: Any,
+    caller: str | None,
+    calls: Mapping[str, ToolCallPart],
+    rules: Mapping[str, ApprovalRule],
+    roles: Mapping[str, Collection[str]],
+) -> str | None:
+    """Why the approvals a resume token's payload gives may not come from `caller`, or `None` if they may.
+
+    A token's payload (`RequestInput`: the JSON form of `DeferredToolResults`) answers calls of the run's latest
+    response (`calls`, by id); each approval is given by its `answered_by` entry, else by `caller`, and must be
+    allowed by its tool's rule. A token carries one answer, so it cannot decide a call that needs several approvers.
+    """
+    if not isinstance(payload, dict):
+        return None
+    approvals: Any = payload.get('approvals')
+    answered_by: Any = payload.get('answered_by') or {}
+    if not isinstance(approvals, dict) or not isinstance(answered_by, dict):
+        return None
+    for call_id in approvals:
+        call = calls.get(str(call_id))
+        rule = rules.get(call.tool_name) if call is not None else None
+        if call is None or rule is None:
+            continue
+        if rule.required_approvals > 1:
+            return (
+                f'Tool call {call.tool_call_id!r} needs {rule.required_approvals} distinct approvers, and a resume '
+                'token carries one answer: leave the approvals of this tool to the run itself (not RequestInput), '
+                'where each approver answers through resolve_deferred_tools.'
+            )
+        who = answered_by.get(call_id, caller)
+        reason = rule.allows(who if isinstance(who, str) else None, call, roles)
+        if reason is not None:
+            return reason
+    return None

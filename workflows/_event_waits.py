@@ -17,10 +17,11 @@ it does for a run waiting for approvals (`workflows._eviction`), and replays it 
 
 The doors check a resolution before it counts (`check`): the token must decode and name this workflow run and a
 wait that is pending, and the payload must pass the wait's `validate` (`RequestInput`: `DeferredToolResults`
-naming only pending calls). A refused update leaves nothing in the history; a refused signal is listed under the
-run's `rejected`. A resolution may name its caller, which is logged, kept with the ended wait and handed to the
-wait's `credit` (`RequestInput` fills in `answered_by`). A resolution that arrives while `ask` still runs counts
-(the person was quick); `ask`'s answer then comes second and is dropped, as in process.
+naming only pending calls), and the agent's approval rules must allow the caller to give the approvals it gives
+(`workflows._decisions.token_answer_refusal`). A refused update leaves nothing in the history; a refused signal is
+listed under the run's `rejected`. A resolution may name its caller, which is logged, kept with the ended wait and
+handed to the wait's `credit` (`RequestInput` fills in `answered_by`). A resolution that arrives while `ask` still
+runs counts (the person was quick); `ask`'s answer then comes second and is dropped, as in process.
 
 A resolution may also arrive for the run's next wait, before the run has reached it: a worker ran `ask` (which
 handed the token out) and died before the workflow task that ran it was recorded, and the worker now replaying the
@@ -95,13 +96,19 @@ class _Wait:
 class EventWaits(ExternalEventWaiter):
     """The waits for external events of one workflow run (see the module docstring)."""
 
-    def __init__(self, reject: Callable[[str], None] = lambda reason: None) -> None:
-        """`reject` is told why a held resolution could not be used once its wait began (see `submit`)."""
+    def __init__(
+        self,
+        reject: Callable[[str], None] = lambda reason: None,
+        authorize: Callable[[JsonValue, str | None], str | None] = lambda payload, caller: None,
+    ) -> None:
+        """`reject` is told why a held resolution could not be used once its wait began (see `submit`); `authorize`
+        says why a payload's caller may not give it (the agent's approval rules), or `None`."""
         self._count = 0
         self._pending: dict[str, _Wait] = {}
         self._ended: OrderedDict[str, str] = OrderedDict()  # key -> how it ended, the newest last
         self._held: dict[str, ExternalEventResolution] = {}  # the next wait's, sent by signal before it began
         self._reject = reject
+        self._authorize = authorize
 
     @property
     def waiting_for_people(self) -> bool:
@@ -286,6 +293,8 @@ class EventWaits(ExternalEventWaiter):
             except (ValueError, UserError) as error:
                 text = error.message if isinstance(error, UserError) else str(error)
                 raise ValueError(f'The payload does not fit the wait {token.key!r}: {" ".join(text.split())}') from None
+        if resolution.failure is None and (refusal := self._authorize(resolution.payload, caller)) is not None:
+            raise ValueError(refusal)
         return wait
 
 

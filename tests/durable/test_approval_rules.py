@@ -27,9 +27,10 @@ from workflows import (
     RunStatus,
 )
 from workflows._decisions import args_digest
-from workflows.client import AgentClient
+from workflows.client import AgentClient, TokenRefused
 
 from .test_agent_workflow import scripted
+from .waiting_agent import Inbox, file_agent
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -281,3 +282,22 @@ async def test_an_expired_request_can_escalate_to_the_run_timeout_policy(
         with pytest.raises(WorkflowFailureError) as failed:
             await handle.result()
     assert "['t-1'] were not resolved" in str(failed.value.cause)
+
+
+async def test_a_resume_token_answer_meets_the_rules_and_is_recorded(client: Client, task_queue: str) -> None:
+    inbox = Inbox()
+    rules = {'delete_file': ApprovalRule(approvers={'alice'})}
+    durable = DurableAgent(file_agent('filer', inbox), approval_rules=rules)
+    async with build_worker(client, {'filer': durable}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('filer', 'Delete a.txt')
+        token = await inbox.token_of(handle.id)
+        with pytest.raises(TokenRefused) as refused:
+            await agents.resolve_token(token, {'approvals': {'del-1': True}}, caller='mallory')
+        assert "'mallory' may not approve calls of 'delete_file'." in str(refused.value)
+        await agents.submit_token(token, {'approvals': {'del-1': True}}, caller='mallory')  # listed, not taken
+        status = await status_when(handle, lambda status: bool(status.rejected))
+        assert "'mallory' may not approve" in status.rejected[0].reason
+        await agents.resolve_token(token, {'approvals': {'del-1': True}}, caller='alice')
+        result = await handle.result()
+    assert [(r.tool_call_id, r.decision, r.by) for r in result.decisions] == [('del-1', 'approve', ['alice'])]
