@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from agent.messages import ImageUrl, ToolCallPart
 from agent.tools import DeferredToolRequests
-from workflows._run_details import RunView, current_details, model_request_summary, start_metadata, tool_call_summary
+from workflows._decisions import DecisionRecord
+from workflows._run_details import (
+    DECISIONS_SHOWN,
+    RunView,
+    current_details,
+    decision_line,
+    model_request_summary,
+    start_metadata,
+    tool_call_summary,
+)
 from workflows._types import AgentRunInput
+
+AT = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def test_a_tool_call_summary_reads_like_the_call() -> None:
@@ -50,6 +63,34 @@ def test_the_current_details_say_what_runs_or_else_the_state() -> None:
     assert current_details(RunView('running', 0)) == 'Running'
     assert current_details(RunView('awaiting_message', 0)) == 'Waiting for the next message'
     assert current_details(RunView('completed', 0)) == 'Completed'
+
+
+def test_each_decision_is_one_line_naming_the_call_what_was_decided_and_who_decided() -> None:
+    assert decision_line(DecisionRecord('t-1', 'transfer', 'approve', AT, ['alice', 'bob'])) == (
+        't-1 transfer: approved by alice, bob'
+    )
+    assert decision_line(DecisionRecord('t-2', 'transfer', 'deny', AT, ['bob'], 'not this\nmonth')) == (
+        't-2 transfer: denied by bob: not this month'
+    )
+    assert decision_line(DecisionRecord('t-3', 'transfer', 'override', AT, ['erin'])) == (
+        't-3 transfer: approved with changed arguments by erin'
+    )
+    assert decision_line(DecisionRecord('q-1', 'ask', 'result', AT, ['carol'])) == 'q-1 ask: answered by carol'
+    # A denial no one made is an expiry; its message is the model's, not the operator's.
+    expired = DecisionRecord('t-4', 'transfer', 'deny', AT, [], 'The approval request expired before it was approved.')
+    assert decision_line(expired) == 't-4 transfer: expired'
+    long = decision_line(DecisionRecord('t-5', 'transfer', 'deny', AT, ['bob'], 'because ' * 50))
+    assert len(long) == 160
+    assert long.endswith('…')
+
+
+def test_the_current_details_list_the_latest_decisions_under_what_the_run_does() -> None:
+    records = tuple(DecisionRecord(f'c{i}', 'lookup', 'approve', AT, ['ada']) for i in range(DECISIONS_SHOWN + 3))
+    details = current_details(RunView('running', 0, doing=('Calling lookup()',), decisions=records))
+    first, blank, heading, *shown = details.splitlines()
+    assert (first, blank, heading) == ('Calling lookup()', '', 'Decisions:')
+    assert shown[0] == '- (3 earlier: see the status query)'
+    assert shown[1:] == [f'- c{i} lookup: approved by ada' for i in range(3, DECISIONS_SHOWN + 3)]
 
 
 def test_a_run_is_labelled_with_its_agent_and_the_start_of_its_prompt() -> None:

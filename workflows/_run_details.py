@@ -6,7 +6,8 @@ Without these, every tool call of every run is an `agent.<agent>.call_tool` acti
 - each model-request activity with the model and the step (`openai:gpt-4o (step 2)`), each tool-call activity
   with the call (`delete_file(path='old.txt')`), short enough for one line of the event list;
 - the workflow's current details (`workflow.set_current_details`) with what it is doing or waiting for
-  (`Waiting for approval: delete_file(path='old.txt')`), kept up to date by `workflows._run_attributes`;
+  (`Waiting for approval: delete_file(path='old.txt')`) and, under it, how its deferred tool calls were decided so
+  far (`t-1 transfer: approved by alice, bob`), kept up to date by `workflows._run_attributes`;
 - the run's static summary and details (the agent and the start of its prompt), given by the client that starts it.
 
 All of it is computed from what the workflow already holds (the model's tool call, the run's state), so it is the
@@ -21,17 +22,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent._deferred import DeferredToolRequests
 from agent._parts import ToolCallPart
 
 from ._types import AgentRunInput
 
+if TYPE_CHECKING:
+    from ._decisions import DecisionRecord
+
 __all__ = (
     'SUMMARY_LIMIT',
     'RunView',
     'current_details',
+    'decision_line',
     'model_request_summary',
     'shorten',
     'start_metadata',
@@ -47,6 +52,12 @@ ARGUMENT_LIMIT = 40
 PROMPT_DETAILS_LIMIT = 500
 """How much of the prompt the run's static details show."""
 
+DECISION_LINE_LIMIT = 160
+"""Longest line of a decision record in the current details."""
+
+DECISIONS_SHOWN = 20
+"""How many of the latest decision records the current details list (the `status` query has more)."""
+
 
 @dataclass(frozen=True)
 class RunView:
@@ -60,6 +71,8 @@ class RunView:
     """The deferred tool calls the run waits for, if any."""
     doing: tuple[str, ...] = ()
     """The activities in flight, as lines of the current details (see `WorkflowPorts.in_flight`)."""
+    decisions: tuple[DecisionRecord, ...] = ()
+    """How the run's deferred tool calls were decided so far, oldest first."""
 
 
 def shorten(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -87,7 +100,8 @@ def model_request_summary(model: str, step: int) -> str:
 
 
 def current_details(view: RunView) -> str:
-    """What the run is doing or waiting for, one line per thing (a Markdown list when there are several)."""
+    """What the run is doing or waiting for, one line per thing (a Markdown list when there are several), then the
+    latest `DECISIONS_SHOWN` decisions of its deferred tool calls, one line each, under `Decisions:`."""
     lines: list[str] = []
     waiting = view.waiting_for
     if waiting is not None:
@@ -95,7 +109,38 @@ def current_details(view: RunView) -> str:
         lines += [f'Waiting for the result of: {tool_call_summary(call)}' for call in waiting.calls]
     if not lines:
         lines = list(view.doing) or [_STATE_LINES.get(view.state, view.state)]
-    return lines[0] if len(lines) == 1 else '\n'.join(f'- {line}' for line in lines)
+    details = lines[0] if len(lines) == 1 else '\n'.join(f'- {line}' for line in lines)
+    if not view.decisions:
+        return details
+    shown = [f'- {decision_line(record)}' for record in view.decisions[-DECISIONS_SHOWN:]]
+    earlier = len(view.decisions) - DECISIONS_SHOWN
+    if earlier > 0:
+        shown.insert(0, f'- ({earlier} earlier: see the status query)')
+    return '\n'.join([details, '', 'Decisions:', *shown])
+
+
+def decision_line(record: DecisionRecord) -> str:
+    """One decision on one line: `t-1 transfer: approved by alice, bob`, `t-2 wipe: denied by bob: not today`.
+
+    A denial no one made is an expiry (of the request under its rule, of the run's wait, of a `RequestInput`'s wait).
+    """
+    verb = _DECISION_VERBS[record.decision]
+    if record.decision == 'deny' and not record.by:
+        verb = 'expired'
+    line = f'{record.tool_call_id} {record.tool_name}: {verb}'
+    if record.by:
+        line += f' by {", ".join(record.by)}'
+    if record.reason and verb != 'expired':
+        line += f': {record.reason}'
+    return shorten(line, DECISION_LINE_LIMIT)
+
+
+_DECISION_VERBS = {
+    'approve': 'approved',
+    'override': 'approved with changed arguments',
+    'deny': 'denied',
+    'result': 'answered',
+}
 
 
 _STATE_LINES = {

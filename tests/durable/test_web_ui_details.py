@@ -19,11 +19,11 @@ from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.api.workflowservice.v1 import QueryWorkflowRequest
 from temporalio.client import Client, WorkflowHandle
 
-from agent import Agent
+from agent import Agent, ToolDenied
 from agent.messages import ToolCallPart
 from agent.models import Model
 from worker import build_replayer, build_worker
-from workflows import EncryptionCodec, with_encryption
+from workflows import ApprovalRule, DurableAgent, EncryptionCodec, with_encryption
 from workflows.client import AgentClient
 
 from .test_agent_workflow import AGENTS, scripted, wait_for_status
@@ -127,7 +127,33 @@ async def test_the_current_details_say_which_approvals_the_run_waits_for(client:
         await wait_for_details(handle, "Waiting for approval: delete_file(path='b.txt')")
         await agents.approve(handle.id, approvals={'del-b': True})
         await handle.result()
-        assert await current_details(handle) == 'Completed'
+        # Once decided, the approvals are listed under what the run is doing, each with who answered.
+        assert await current_details(handle) == (
+            'Completed\n\nDecisions:\n'
+            f'- del-a delete_file: approved by {client.identity}\n- del-b delete_file: approved by {client.identity}'
+        )
+
+
+async def test_the_current_details_list_who_decided_each_call_under_the_approval_rules(
+    client: Client, task_queue: str
+) -> None:
+    rules = {'delete_file': ApprovalRule(approvers={'alice', 'bob'}, required_approvals=2)}
+    ruled = DurableAgent(AGENTS['approval_agent'], approval_rules=rules)
+    async with build_worker(client, {'approval_agent': ruled}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('approval_agent', 'clean up')
+        await wait_for_status(handle, 'awaiting_deferred_tools')
+        await agents.approve(handle.id, approvals={'del-a': True}, caller='alice')
+        await agents.approve(handle.id, approvals={'del-b': ToolDenied('keep b.txt')}, caller='bob')
+        # One of the two approvals del-a needs is no decision yet: the run still waits for it.
+        await wait_for_details(handle, "Waiting for approval: delete_file(path='a.txt')")
+        await agents.approve(handle.id, approvals={'del-a': True}, caller='bob')
+        await handle.result()
+        assert await current_details(handle) == (
+            'Completed\n\nDecisions:\n'
+            '- del-a delete_file: approved by alice, bob\n'
+            '- del-b delete_file: denied by bob: keep b.txt'
+        )
 
 
 async def test_with_encryption_the_history_and_details_hold_no_argument_or_prompt_in_plain_text(
