@@ -15,12 +15,13 @@ from temporalio import workflow
 
 import agent._deferred
 import workflows._approval_policy
+import workflows._decisions
 import workflows._types
 from tests._docs import ROOT, section
 from workflows._agent_workflow import AgentWorkflow
 
 REFERENCE = 'docs/reference.md'
-TYPE_MODULES = (workflows._types, workflows._approval_policy, agent._deferred)
+TYPE_MODULES = (workflows._types, workflows._approval_policy, workflows._decisions, agent._deferred)
 
 
 def definition() -> Any:
