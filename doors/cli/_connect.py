@@ -1,14 +1,17 @@
-"""The connection every command uses: Temporal's environment configuration, with the global flags over it."""
+"""The connection every command uses: Temporal's environment configuration, with the global flags over it, and who
+the command's answers come from (`--as`, `$AGENTS_IDENTITY`: see `_identity`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from workflows._connection import connect_config
 from workflows.client import AgentClient
 
 from ._errors import CommandError
+from ._identity import identity_from
 
 __all__ = ('DEFAULT_TASK_QUEUE', 'connect', 'resolve', 'settings_from')
 
@@ -17,12 +20,20 @@ DEFAULT_TASK_QUEUE = 'agents'
 
 
 async def connect(args: argparse.Namespace) -> AgentClient:
-    """An `AgentClient` for the flags in `args` (see `workflows._connection.connect_config`).
+    """An `AgentClient` for the flags in `args` (see `workflows._connection.connect_config`), whose answers name
+    `--as`, else `$AGENTS_IDENTITY`, else the Temporal client's identity.
 
-    The address and namespace are kept on `args.target` first, so an error message names the ones really used.
+    The identity given is kept on `args.identity` (`None` if neither names one: only such an identity filters the
+    inbox), and the address and namespace on `args.target`, so an error message names the ones really used.
+
+    Raises:
+        UsageError: for an identity that is blank or longer than a run takes, before anything connects.
     """
+    args.identity = identity_from(args.identity, os.environ)
     resolve(args)
-    return await AgentClient.connect(**settings_from(args), task_queue=args.task_queue or DEFAULT_TASK_QUEUE)
+    return await AgentClient.connect(
+        **settings_from(args), task_queue=args.task_queue or DEFAULT_TASK_QUEUE, identity=args.identity
+    )
 
 
 def resolve(args: argparse.Namespace) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from temporalio.client import WorkflowFailureError
 
-__all__ = ('CommandError', 'cause_of', 'explain', 'failure_line')
+__all__ = ('CommandError', 'UsageError', 'cause_of', 'explain', 'failure_line')
 
 START_SERVER_HINT = (
     'Start one with `agents worker --agents module:agent --dev`, or point TEMPORAL_ADDRESS (or --address) at yours.'
@@ -27,6 +27,10 @@ START_SERVER_HINT = (
 
 class CommandError(Exception):
     """An expected failure of a command, with the message a person reads (exit status 1)."""
+
+
+class UsageError(CommandError):
+    """A command line that asks for something malformed, found after parsing (exit status 2, as argparse's own)."""
 
 
 def _where(args: argparse.Namespace) -> tuple[str, str]:
@@ -127,8 +131,9 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
         case RPCError():
             return f'The Temporal server at {address} refused: {exc.message}'
         case WorkflowUpdateFailedError():
-            pending = f'agents pending {getattr(args, "workflow_id", None) or "<workflow-id>"}'
-            return f'The {subject} refused the answer: {cause_of(exc)}\n`{pending}` shows what waits.'
+            # One line: the run's reason names what is wrong (an unknown id with those still pending, a caller its
+            # approval rules do not allow, an approver approving twice).
+            return f'The {subject} refused the answer: {cause_of(exc)}'
         case WorkflowFailureError():
             return f'The {subject} failed: {failure_line(exc)}'
         case WorkflowQueryFailedError() | WorkflowQueryRejectedError():

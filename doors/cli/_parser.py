@@ -22,10 +22,13 @@ from typing import Any
 from doors.chat._arguments import add_chat_arguments
 
 from ._defaults import ANSWER_TIMEOUT, DEV_PORT
+from ._identity import IDENTITY_VARIABLE
 
 __all__ = ('GLOBAL_FLAGS', 'Handler', 'build_parser', 'finish')
 
-GLOBAL_FLAGS = ('address', 'namespace', 'api_key', 'tls_cert', 'tls_key', 'profile', 'task_queue', 'debug')
+GLOBAL_FLAGS = (
+    'address', 'namespace', 'api_key', 'tls_cert', 'tls_key', 'profile', 'task_queue', 'identity', 'debug'
+)  # fmt: skip
 
 DESCRIPTION = """\
 Serve durable agents on Temporal, start and steer their runs, answer what waits for a human.
@@ -48,6 +51,11 @@ def _global_flags() -> argparse.ArgumentParser:
     group.add_argument('--tls-key', metavar='FILE', help='private key of --tls-cert')
     group.add_argument('--profile', help="profile of the temporal CLI's config file (default $TEMPORAL_PROFILE)")
     group.add_argument('--task-queue', help='task queue of the workers (default agents)')
+    group.add_argument(
+        '--as', dest='identity', metavar='NAME',
+        help=f'who answers: named in decision records, checked by approval rules, and the one `inbox` lists for '
+        f"(default ${IDENTITY_VARIABLE}, else the Temporal client's identity, which filters nothing)",
+    )  # fmt: skip
     group.add_argument('--debug', action='store_true', help='print the traceback of an error too')
     return flags
 
@@ -78,7 +86,11 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Name
 
 
 def finish(args: argparse.Namespace) -> argparse.Namespace:
-    """Give every global flag that was not given its default (`None`, or `False` for `--debug`)."""
+    """Give every global flag that was not given its default (`None`, or `False` for `--debug`).
+
+    `--as` falls back on `$AGENTS_IDENTITY` where the command connects (`_connect.connect`), so only the commands that
+    answer runs read it.
+    """
     for name in GLOBAL_FLAGS:
         if not hasattr(args, name):
             setattr(args, name, False if name == 'debug' else None)
@@ -226,7 +238,10 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         "'-' reads it from stdin",
     )  # fmt: skip
     answering.add_argument('--fail', metavar='REASON', help='end the wait without an answer, telling the model why')
-    answer.add_argument('--caller', help='who answers: recorded by the run, and credited in answered_by')
+    answer.add_argument(
+        '--caller', metavar='NAME',
+        help='who answers: recorded by the run, and credited in answered_by (default: --as)',
+    )  # fmt: skip
     answer.add_argument(
         '--timeout', type=float, default=ANSWER_TIMEOUT, metavar='SECONDS',
         help='how long to wait for a worker of the run (default %(default)g); without one the answer is recorded '

@@ -16,7 +16,7 @@ from workflows.client import AgentClient
 from ._answer import answer
 from ._connect import connect
 from ._errors import CommandError, failure_line
-from ._output import dump, pending_lines, plural, shorten, table
+from ._output import decision_line, dump, open_approval_line, pending_lines, plural, shorten, table, utc
 from ._unanswered import TaskFailing
 from ._watch import Decide, ask, follow
 
@@ -125,9 +125,10 @@ async def pending_command(args: argparse.Namespace) -> int:
 
 
 async def approve_command(args: argparse.Namespace) -> int:
-    """`agents approve|deny ID CALL...`: answer pending tool calls; prints what still waits.
+    """`agents approve|deny ID CALL...`: answer pending tool calls as the command's identity; prints what still waits.
 
-    Bounded by `--timeout` when no worker serves the run, and then recorded durably (see `_answer`).
+    Bounded by `--timeout` when no worker serves the run, and then recorded durably (see `_answer`). A call the run
+    took the approval of and still waits for needs more approvers under its rule: the approval counted.
     """
     if not args.timeout > 0:
         raise CommandError('--timeout must be a positive number of seconds.')
@@ -138,6 +139,11 @@ async def approve_command(args: argparse.Namespace) -> int:
         agents, args.workflow_id, dict.fromkeys(args.tool_call_ids, decision), what=what, within=args.timeout
     )
     if remaining:
+        counted = [c.tool_call_id for c in remaining.approvals if c.tool_call_id in args.tool_call_ids]
+        if counted:
+            needs = 'needs' if len(counted) == 1 else 'need'
+            print(f'Approval counted: {", ".join(counted)} {needs} more approvers '
+                  f'(`agents status {args.workflow_id}` shows who approved).', flush=True)  # fmt: skip
         print('Still pending:\n' + '\n'.join(pending_lines(remaining)), flush=True)
     else:
         print('Nothing else is pending.', flush=True)
@@ -145,8 +151,9 @@ async def approve_command(args: argparse.Namespace) -> int:
 
 
 async def status_command(args: argparse.Namespace) -> int:
-    """`agents status ID`: state, step and usage of a run, what it rejected, why it failed if it did, and the tokens
-    of its waits for external events.
+    """`agents status ID`: state, step and usage of a run, why it failed if it did, its decision records (who decided
+    each deferred tool call, when, on which arguments), the approvals under rules still open, what it rejected, and
+    the tokens of its waits for external events.
 
     A run whose workflow task fails on the worker cannot say its state: it is running, and the failure is its error.
     """
@@ -173,12 +180,16 @@ async def status_command(args: argparse.Namespace) -> int:
     print(f'{state} (step {status.step}, {counts})')
     if failure is not None:
         print(f'  error: {failure}')
+    for record in status.decisions:
+        print(decision_line(record))
+    for approval in status.open_approvals:
+        print(open_approval_line(approval))
     for rejection in status.rejected:
         about = f' ({rejection.tool_call_id})' if rejection.tool_call_id else ''
         print(f'  rejected{about}: {rejection.reason}')
     for event in status.external_events:
-        until = f', expires {event.expires:%Y-%m-%d %H:%M:%S} UTC' if event.expires is not None else ''
-        print(f'  waits for {event.name} since {event.since:%Y-%m-%d %H:%M:%S} UTC{until}: agents answer {event.token}')
+        until = f', expires {utc(event.expires)}' if event.expires is not None else ''
+        print(f'  waits for {event.name} since {utc(event.since)}{until}: agents answer {event.token}')
     return 0
 
 
@@ -190,11 +201,15 @@ async def result_command(args: argparse.Namespace) -> int:
 
 
 async def inbox_command(args: argparse.Namespace) -> int:
-    """`agents inbox`: every run of the namespace waiting for a human, one row per pending tool call."""
+    """`agents inbox`: every run of the namespace waiting for a human, one row per pending tool call.
+
+    With `--as` (or `$AGENTS_IDENTITY`), only the runs and calls that identity may answer now under their agents'
+    approval rules. Not with the Temporal client's identity, the default: no rule names it, so it would see nothing.
+    """
     agents = await connect(args)
-    waiting = await agents.inbox(args.owner)
+    waiting = await agents.inbox(args.owner, caller=args.identity)
     if not waiting:
-        print('Nothing waits for a human.', flush=True)
+        print(f'Nothing waits for {args.identity or "a human"}.', flush=True)
         return 0
     rows: list[list[str]] = []
     for run in waiting:

@@ -204,14 +204,21 @@ class Watcher:
             verdict = 'approved' if decision is True else 'denied'
             what = f'{"approval" if decision is True else "denial"} of {call.tool_call_id}'
             try:
-                await answer(self.agents, self.workflow_id, {call.tool_call_id: decision}, what=what)
+                remaining = await answer(self.agents, self.workflow_id, {call.tool_call_id: decision}, what=what)
             except WorkflowUpdateFailedError as exc:
                 print(f'  {call.tool_call_id} was not answered: {cause_of(exc)}', flush=True)
                 continue
             except CommandError as exc:  # no worker took it: recorded, it applies once one does
                 print(exc, file=sys.stderr, flush=True)
                 continue
-            print(f'  {verdict} {call.tool_call_id}' + (' (--yes)' if self.decide == 'yes' else ''), flush=True)
+            # Still pending after an approval the run took: its rule needs more approvers, and this one counted.
+            more = remaining is not None and any(c.tool_call_id == call.tool_call_id for c in remaining.approvals)
+            print(
+                f'  {verdict} {call.tool_call_id}'
+                + (', which needs more approvers' if more else '')
+                + (' (--yes)' if self.decide == 'yes' else ''),
+                flush=True,
+            )
 
     async def _stalled(self, description: WorkflowExecutionDescription, *, failing: bool) -> bool:
         waited = stalled_for(description)

@@ -62,8 +62,13 @@ def free_port() -> int:
 
 
 def user_env(**extra: str) -> dict[str, str]:
-    """The environment of a user's shell: no TEMPORAL_* settings of the machine, no PYTHONPATH to the repo."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith('TEMPORAL_') and k != 'PYTHONPATH'}
+    """The environment of a user's shell: no TEMPORAL_* settings of the machine, no PYTHONPATH to the repo, no
+    AGENTS_IDENTITY (which would filter `agents inbox`)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith('TEMPORAL_') and k not in ('PYTHONPATH', 'AGENTS_IDENTITY')
+    }
     return {**env, **extra}
 
 
@@ -110,16 +115,22 @@ REPO = Path(__file__).parent.parent.parent
 
 
 async def command(
-    *args: str, address: str, task_queue: str, within: float = COMMAND_TIMEOUT, stdin: str | None = None
+    *args: str,
+    address: str,
+    task_queue: str,
+    within: float = COMMAND_TIMEOUT,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> Done:
     """`python -m doors.cli --address ADDRESS --task-queue TASK_QUEUE ARGS...`, run in the repository (typing `stdin`
-    if given).
+    if given, with the variables `env` added to a user's environment).
 
     Killed if it has not ended `within` seconds (the test then fails), so a command that hangs is reaped.
     """
     async with started(
         sys.executable, '-m', 'doors.cli', '--address', address, '--task-queue', task_queue, *args,
-        cwd=REPO, env=user_env(), stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
+        cwd=REPO, env=user_env(**(env or {})),
+        stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     ) as process:  # fmt: skip
         data = stdin.encode() if stdin is not None else None

@@ -7,6 +7,7 @@ result and schedules: what a new user does after `pip install`, through the cons
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 import sysconfig
@@ -142,7 +143,13 @@ async def test_serve_run_watch_inbox_approve_deny_status_result_and_schedules_fr
             assert approved.out == 'Nothing else is pending.\n', approved.err
 
             assert (await cli('result', 'w-1')).out == '"deleted a.txt; Keep b"\n'
-            assert (await cli('status', 'w-1')).out == 'completed (step 2, 2 requests, 1 tool call)\n'
+            # With a decision record per call: who answered (no --as: the Temporal client's identity), when, and
+            # a digest of the arguments.
+            state, approval, denial = (await cli('status', 'w-1')).out.splitlines()
+            assert state == 'completed (step 2, 2 requests, 1 tool call)'
+            at = r'at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(sha256:[0-9a-f]{8}…\)'
+            assert re.fullmatch(rf'  delete-a delete_file: approved by \S+ {at}', approval), approval
+            assert re.fullmatch(rf'  delete-b delete_file: denied by \S+ {at}: Keep b', denial), denial
             assert (await cli('watch', 'w-1')).out.endswith('"deleted a.txt; Keep b"\n')
 
         async def schedules() -> None:
