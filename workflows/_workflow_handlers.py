@@ -440,10 +440,9 @@ def _resolution(args: Sequence[Any]) -> tuple[DeferredToolResults, Caller]:
 
 def _caller(args: Sequence[Any], what: str) -> Caller:
     caller = parse_one(args, Caller, what)
-    if caller.identity is not None and not 0 < len(caller.identity) <= MAX_CALLER_CHARS:
-        raise InvalidInput(
-            f'{what} names an identity of {len(caller.identity)} characters; give 1 to {MAX_CALLER_CHARS}'
-        )
+    identity = caller.identity
+    if identity is not None and not (identity.strip() and len(identity) <= MAX_CALLER_CHARS):
+        raise InvalidInput(f'{what} must name someone as its identity, in at most {MAX_CALLER_CHARS} characters')
     return caller
 
 
