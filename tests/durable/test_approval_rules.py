@@ -116,6 +116,10 @@ async def test_a_caller_the_rule_does_not_allow_is_refused_and_nothing_is_record
         await handle.signal('submit_deferred_tool_results', {'approvals': {'t-1': True}})
         status = await status_when(handle, lambda status: len(status.rejected) == 2)
         assert 'must name who gives them' in status.rejected[1].reason
+        blank_caller = [{'approvals': {'t-1': True}}, {'identity': ' '}]  # a raw client's caller naming no one
+        with pytest.raises(WorkflowUpdateFailedError) as blank:
+            await handle.execute_update('resolve_deferred_tools', args=blank_caller)
+        assert 'must name someone as its identity' in str(blank.value.cause)
         assert [(a.tool_call_id, a.approved_by, a.required) for a in status.open_approvals] == [('t-1', [], 2)]
         assert status.decisions == []
         assert await accepted_updates(handle) == 0
