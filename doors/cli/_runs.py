@@ -53,7 +53,7 @@ def _decide(args: argparse.Namespace) -> Decide:
 
 async def _watch(agents: AgentClient, args: argparse.Namespace, workflow_id: str) -> None:
     """Follow the run as it happens, then print its output."""
-    await follow(agents, workflow_id, poll=args.poll, decide=_decide(args))
+    await follow(agents, workflow_id, poll=args.poll, decide=_decide(args), caller=args.identity)
     print(dump((await agents.result(workflow_id)).output), flush=True)
 
 
@@ -117,10 +117,11 @@ async def watch_command(args: argparse.Namespace) -> int:
 
 
 async def pending_command(args: argparse.Namespace) -> int:
-    """`agents pending ID`: the tool calls a run waits for."""
+    """`agents pending ID`: the tool calls a run waits for (with `--as`, those that identity may answer now)."""
     agents = await connect(args)
-    pending = await ask(agents, args.workflow_id, agents.pending(args.workflow_id))
-    print('\n'.join(pending_lines(pending)) if pending else 'Nothing is pending.', flush=True)
+    pending = await ask(agents, args.workflow_id, agents.pending(args.workflow_id, caller=args.identity))
+    nothing = f'Nothing is pending for {args.identity}.' if args.identity else 'Nothing is pending.'
+    print('\n'.join(pending_lines(pending)) if pending else nothing, flush=True)
     return 0
 
 

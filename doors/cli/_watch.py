@@ -126,9 +126,13 @@ async def _stall_message(
 class Watcher:
     """Follows one run: prints its progress and answers its approvals as `decide` says."""
 
-    def __init__(self, agents: AgentClient, workflow_id: str, *, poll: float, decide: Decide) -> None:
+    def __init__(
+        self, agents: AgentClient, workflow_id: str, *, poll: float, decide: Decide, caller: str | None = None
+    ) -> None:
         self.agents = agents
         self.workflow_id = workflow_id
+        self.caller = caller
+        """The identity `--as` names, if any: only the approvals it may answer are asked about."""
         self.poll = poll
         self.decide: Decide = decide
         self.progress = Progress()
@@ -153,7 +157,7 @@ class Watcher:
                 return
 
     async def _still_pending(self, tool_call_id: str) -> bool:
-        pending = await ask(self.agents, self.workflow_id, self.agents.pending(self.workflow_id))
+        pending = await ask(self.agents, self.workflow_id, self.agents.pending(self.workflow_id, caller=self.caller))
         return pending is not None and any(c.tool_call_id == tool_call_id for c in pending.approvals)
 
     async def _decision(self, call: ToolCallPart) -> bool | ToolDenied | None:
@@ -182,7 +186,7 @@ class Watcher:
 
     async def approvals(self) -> None:
         """Answer (or show how to answer) each pending tool call not handled yet."""
-        pending = await ask(self.agents, self.workflow_id, self.agents.pending(self.workflow_id))
+        pending = await ask(self.agents, self.workflow_id, self.agents.pending(self.workflow_id, caller=self.caller))
         if pending is None:
             return
         for call in [c for c in pending.calls if c.tool_call_id not in self._handled]:
@@ -284,9 +288,12 @@ def usage_line(status: RunStatus) -> str:
     )
 
 
-async def follow(agents: AgentClient, workflow_id: str, *, poll: float, decide: Decide) -> None:
-    """Print a run's progress as it happens, answering approvals as `decide` says, then its usage."""
-    watcher = Watcher(agents, workflow_id, poll=poll, decide=decide)
+async def follow(
+    agents: AgentClient, workflow_id: str, *, poll: float, decide: Decide, caller: str | None = None
+) -> None:
+    """Print a run's progress as it happens, answering approvals as `decide` says, then its usage; with `caller`,
+    only the approvals that identity may answer."""
+    watcher = Watcher(agents, workflow_id, poll=poll, decide=decide, caller=caller)
     status = await watcher.follow()
     if status is None:
         result = await agents.result(workflow_id)

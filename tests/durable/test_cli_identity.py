@@ -140,6 +140,15 @@ async def test_the_inbox_as_an_identity_lists_only_the_runs_it_may_answer_and_wi
         # Without --as or $AGENTS_IDENTITY the answers would name the Temporal client's identity, which no rule
         # names: the inbox does not filter by it, or it would list nothing.
         assert handle.id in anyone.out
+
+        # `agents pending` as an identity: only what it may answer now.
+        alice, dave = await asyncio.gather(
+            command('pending', handle.id, '--as', 'alice', address=address, task_queue=task_queue),
+            command('pending', handle.id, '--as', 'dave', address=address, task_queue=task_queue),
+        )
+        assert (alice.code, dave.code) == (0, 0), (alice, dave)
+        assert 't-1' in alice.out
+        assert dave.out == 'Nothing is pending for dave.\n'
         await handle.terminate('done')
 
 
