@@ -19,13 +19,13 @@ Every update names the caller as `owner`, and the workflow rejects an owner othe
 the memo check below answers most calls, but two owners starting the same new conversation id at once both get
 past it, and only the workflow can tell which of them started it.
 
-An approval from the page is a `resolve_deferred_tools` update on the same run: the turn continues in place, and
-its result still comes from the original `send_message` update, whose id the workflow's `messages` query gives
-after a chat-server restart (the backend remembers it otherwise). The history shown to the page comes from that
-query too (see `_conversation_messages`), so nothing but the hub's live events lives only here. When no worker
-takes the answers in time (none serves the task queue, or the one that answered the check went away before it took
-the update), they go as the `submit_deferred_tool_results` signal, which the run's history keeps, and the page is
-told so (503, admitted): an update no worker accepted would be held only in the server's memory.
+An approval from the page is a `resolve_deferred_tools` update on the same run, from the signed-in user as owner and
+approver (see `_decisions`): the turn continues in place, and its result still comes from the original `send_message`
+update, whose id the workflow's `messages` query gives after a chat-server restart. The history shown to the page
+comes from that query too (see `_conversation_messages`), so nothing but the hub's live events lives only here. When
+no worker takes the answers in time (none serves the task queue, or the one that answered the check went away before
+it took the update), they go as the `submit_deferred_tool_results` signal, which the run's history keeps, and the
+page is told so (503, admitted): an update no worker accepted would be held only in the server's memory.
 
 A start that waits only for acceptance still learns of a rejection at once: the server answers a rejected update
 with its outcome (the update is complete), so the handle's result raises without another round trip; a turn the
@@ -74,6 +74,7 @@ from agent.ui.web import (
     BackendUnavailable,
     ChatBackendError,
     ChatTurn,
+    ConversationDecisions,
     ConversationNotFound,
     NotOwner,
     TurnRejected,
@@ -89,7 +90,6 @@ from workflows._types import (
     NOT_OWNER,
     AgentRunInput,
     AgentRunOutput,
-    Caller,
     CancelTurn,
     CancelTurnResult,
     ConversationMessage,
@@ -97,6 +97,7 @@ from workflows._types import (
 
 from ._arguments import DEFAULT_WORKER_TIMEOUT
 from ._conversation_messages import read_messages
+from ._decisions import page_caller, read_decisions
 from ._hub import TurnEventHub
 from ._live_turn import LiveTurn
 from ._token_route import resolve_by_token
@@ -308,7 +309,7 @@ class DurableChatBackend:
             # history at once and applies when a worker takes the run; if the update reaches the run as well, the
             # second of the two is refused as already resolved (the update by its validator; the signal's entries
             # are listed under the run's `rejected`), so the answers apply once.
-            await handle.signal(AgentWorkflow.submit_deferred_tool_results, results)
+            await handle.signal(AgentWorkflow.submit_deferred_tool_results, args=[results, page_caller(owner)])
             raise self._gate.recorded('the answers') from exc
 
     async def _resolve(self, handle: WorkflowHandle[Any, Any], owner: str, results: DeferredToolResults) -> LiveTurn:
@@ -327,7 +328,7 @@ class DurableChatBackend:
         skip = len(self._hub.buffered(handle.id))
         update_id = f'answers-{uuid.uuid4().hex}'
         answering = handle.execute_update(
-            AgentWorkflow.resolve_deferred_tools, args=[results, Caller(owner)], id=update_id
+            AgentWorkflow.resolve_deferred_tools, args=[results, page_caller(owner)], id=update_id
         )
         try:
             await self._gate.update(answering, handle.id, update_id, 'the answers', _ANSWERS_NOT_SENT)
@@ -383,8 +384,9 @@ class DurableChatBackend:
         live = self._turns.get(workflow_id)
         if live is not None and (live.running or (live.finished and self._hub.holds_ended_turn(workflow_id))):
             return live.read(from_start=True)
-        if live is None and conversation.running:
-            # This server did not start the turn (it restarted since): follow it if one runs.
+        if (live is None or live.waiting is not None) and conversation.running:
+            # This server did not start the turn (it restarted since), or last saw it stop for approvals that were
+            # answered elsewhere (another approver's, by `agents approve`): follow it if one runs.
             await self._gate.check(_NOT_READ)
             status = await self._gate.query(conversation.handle.query(AgentWorkflow.status), _NOT_READ)
             if status.state == 'running':
@@ -445,6 +447,11 @@ class DurableChatBackend:
         Visibility is eventually consistent: a conversation shows up a moment after it starts waiting.
         """
         return await waiting_conversations(self._client, self._gate, self._task_queue, owner)
+
+    async def decisions(self, conversation_id: str, owner: str) -> ConversationDecisions:
+        """Who decided the conversation's deferred tool calls, and its open approvals (see `_decisions`)."""
+        conversation = await self._owned(checked_workflow_id(conversation_id), owner)
+        return await read_decisions(conversation.handle, self._gate, _NOT_READ)
 
     async def resolve_external_event(
         self, token: str, owner: str, *, results: Any = None, failure: str | None = None

@@ -4,7 +4,8 @@ A worker serves the conversation until its turn waits for approval, then stops: 
 the backend's questions), or as the answer's `resolve_deferred_tools` update is sent (the server admits it, and no
 worker takes it). Either way the page is answered 503 within the backend's bound, with `admitted: true` and a detail
 saying the answer is recorded; the run's history holds it (the `submit_deferred_tool_results` signal), and once a
-worker is back the turn continues with the approval applied, once.
+worker is back the turn continues with the approval applied, once. The answer names the page's user (`local`) as who
+answers whichever way it goes, so an approval rule that allows only that user takes it, and the record names them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from doors.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat
 from tests.ui._node import run_node
 from tests.ui.web._agents import chat_agent
 from worker import build_worker
-from workflows import DurableAgent
+from workflows import ApprovalRule, DurableAgent
 from workflows._agent_workflow import AgentWorkflow
 from workflows._encryption import with_encryption
 from workflows._types import MessagePage
@@ -97,7 +98,11 @@ async def served(
         backend_client, agents=['assistant'], task_queue=task_queue, hub=hub, worker_timeout=WORKER_TIMEOUT
     )
     # One agent for every worker: a worker restarted on the same task queue registers the same agent again.
-    agent = DurableAgent(chat_agent(), event_stream_handler=InMemoryPublisher(hub))
+    agent = DurableAgent(
+        chat_agent(),
+        event_stream_handler=InMemoryPublisher(hub),
+        approval_rules={'delete_file': ApprovalRule(approvers={'local'})},
+    )
     transport = httpx2.ASGITransport(app=create_chat_app(backend))
     async with (
         httpx2.AsyncClient(transport=transport, base_url='http://127.0.0.1:8000', timeout=PATIENT) as http,
@@ -164,6 +169,10 @@ async def deleted_once(chat: Served) -> None:
         if isinstance(part, ToolReturnPart)
     ]
     assert [(part.tool_call_id, part.content) for part in returns] == [('del1', '/tmp/report.txt is gone')]
+    status = await handle.query(AgentWorkflow.status)
+    assert [(record.tool_call_id, record.decision, record.by) for record in status.decisions] == [
+        ('del1', 'approve', ['local'])
+    ]
 
 
 async def test_an_answer_sent_after_the_worker_stopped_is_recorded_and_applies_when_a_worker_comes(

@@ -210,6 +210,11 @@ async def test_the_chat_apps_route_resolves_a_token_of_the_callers_own_run(clien
         assert (failed.status_code, failed.json()) == (200, {'resolved': False, 'failed': True})
         assert await runs.turn_over(kept) == DELETED
         assert await runs.answered_by(kept) == {'del-1': 'alice'}  # the caller's owner id
+        # ... whom the run's decision record names as the approver.
+        decided = (await client.get_workflow_handle(kept).query(AgentWorkflow.status)).decisions
+        assert [(record.tool_call_id, record.decision, record.by) for record in decided] == [
+            ('del-1', 'approve', ['alice'])
+        ]
         assert (await runs.result(charged)).output.endswith('Over the limit.')
         assert 'No resolution arrived' in await runs.turn_over(late)
 

@@ -8,6 +8,7 @@ Routes (all `/api` routes authenticate with `auth` and reach only the caller's c
 | `GET /api/chat/{id}/stream`    | The running turn's stream from its start (`useChat`'s resume); 204 if none |
 | `POST /api/chat/{id}/stop`     | Cancel the running turn                                                   |
 | `GET /api/chat/{id}/messages`  | The history as AI SDK UI messages, to restore a chat after a reload       |
+| `GET /api/chat/{id}/decisions` | Who decided the conversation's approvals, and the approvals still open    |
 | `GET /api/inbox`               | The conversations waiting for a human's approval                           |
 | `POST /api/external-events/{token}` | Resolve (`{"results": ...}`) or fail (`{"fail": ...}`) a `RequestInput` wait |
 | `GET /api/agents`              | The agents' names                                                         |
@@ -23,7 +24,9 @@ runs the conversations cannot serve the request (`BackendUnavailable`: no worker
 backend's bound, `{"detail": ..., "admitted": ...}`, where `admitted` says whether what was sent is kept and will be
 acted on. A resume token (`/api/external-events/{token}`) that is malformed is 400, one that names no wait of the
 caller's is 404, and a resolution its wait cannot take (it has ended, or the answer does not fit) is 409; the
-caller's owner id is credited as who answered. A turn's stream that the backend interrupts (`StreamInterrupted`)
+caller's owner id is credited as who answered. Answers to approvals (a `POST /api/chat` turn) come from the caller's
+owner id too: a durable run whose approval rules refuse it (not an allowed approver, or one who already approved)
+answers 409 with the reason, and records nothing. A turn's stream that the backend interrupts (`StreamInterrupted`)
 ends without its `finish` chunk: the page resumes it; over AG-UI it ends without `RUN_FINISHED`, and the client
 reconnects.
 """
@@ -233,6 +236,11 @@ def create_chat_app(
         messages: list[UIMessage] = merge_steps(VercelAIAdapter.dump_messages(history))
         return JSONResponse([m.model_dump(mode='json', by_alias=True, exclude_none=True) for m in messages])
 
+    async def chat_decisions(request: Request) -> Response:
+        owner = await owner_of(request)
+        decided = await backend.decisions(request.path_params['conversation_id'], owner)
+        return JSONResponse(asdict(decided))
+
     async def inbox(request: Request) -> Response:
         owner = await owner_of(request)
         waiting = await backend.inbox(owner)
@@ -313,6 +321,7 @@ def create_chat_app(
             Route('/api/chat/{conversation_id}/stream', resume_chat, methods=['GET']),
             Route('/api/chat/{conversation_id}/stop', stop_chat, methods=['POST']),
             Route('/api/chat/{conversation_id}/messages', chat_messages, methods=['GET']),
+            Route('/api/chat/{conversation_id}/decisions', chat_decisions, methods=['GET']),
             Route('/api/inbox', inbox, methods=['GET']),
             Route('/api/external-events/{token}', resolve_event, methods=['POST']),
             Route('/api/agents', agents, methods=['GET']),

@@ -25,6 +25,9 @@ The contract every backend keeps:
   no worker serves its task queue) raises `BackendUnavailable` within a bounded time instead of waiting; its
   `admitted` says whether what the request sent (a message, a stop, approval answers) was taken anyway and will be
   acted on later, so nothing the person sent is lost without them being told. The app answers 503.
+- `decisions` says who decided the conversation's approvals (and how far the ones needing several approvers got),
+  as far as the backend knows: the durable backend from the run's decision records, the in-process backend not at
+  all (it has no approval rules; the page then shows the answers without names).
 - When what a turn's events showed so far no longer holds (a retried model request replaced the text), the
   iterator raises `StreamInterrupted`: the response ends without finishing, and the page reads the history and
   resumes, which replays the turn as it now is.
@@ -35,7 +38,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent._content import UserContent
 from agent._parts import ModelMessage
@@ -47,14 +50,17 @@ __all__ = (
     'ChatBackend',
     'ChatBackendError',
     'ChatTurn',
+    'ConversationDecisions',
     'ConversationNotFound',
     'ExternalEventNotFound',
     'ExternalEventRefused',
     'InvalidConversationId',
     'InvalidResumeToken',
     'NotOwner',
+    'OpenApproval',
     'PendingApproval',
     'StreamInterrupted',
+    'ToolCallDecision',
     'TurnRejected',
     'UnknownAgent',
     'WaitingConversation',
@@ -187,6 +193,46 @@ class WaitingConversation:
     """When the conversation last changed (timezone-aware, UTC)."""
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolCallDecision:
+    """How a deferred tool call of a conversation was decided, and by whom."""
+
+    tool_call_id: str
+    """The call."""
+    tool_name: str
+    """Its tool."""
+    decision: Literal['approve', 'deny', 'override', 'result']
+    """Approved (`override`: with other arguments), denied, or an external call's result given."""
+    by: tuple[str, ...] = ()
+    """Who decided: every approver a call needed, the one who denied it; none when no one did (it expired)."""
+    reason: str | None = None
+    """Why, where there is one (a denial's message)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpenApproval:
+    """An approval still waiting under a rule, with who approved it so far (one that needs several approvers)."""
+
+    tool_call_id: str
+    """The call."""
+    tool_name: str
+    """Its tool."""
+    required: int
+    """How many distinct approvers it needs."""
+    approved_by: tuple[str, ...] = ()
+    """Who approved it so far."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConversationDecisions:
+    """Who decided a conversation's deferred tool calls so far, and how far the open approvals are."""
+
+    decisions: tuple[ToolCallDecision, ...] = ()
+    """The decided calls, oldest first (a backend may keep only the latest)."""
+    open_approvals: tuple[OpenApproval, ...] = ()
+    """The approvals waiting under a rule."""
+
+
 @runtime_checkable
 class ChatBackend(Protocol):
     """Runs the conversations of a chat app: turns, live events, history and the approvals inbox.
@@ -249,6 +295,16 @@ class ChatBackend(Protocol):
 
     async def inbox(self, owner: str) -> list[WaitingConversation]:
         """The owner's conversations waiting for a human (approvals pending, no turn running), newest first."""
+        ...
+
+    async def decisions(self, conversation_id: str, owner: str) -> ConversationDecisions:
+        """Who decided the conversation's deferred tool calls, as far as the backend keeps it (none: empty).
+
+        Raises:
+            ConversationNotFound: No such conversation of this owner.
+            InvalidConversationId: The conversation id cannot name a conversation of this backend.
+            BackendUnavailable: What runs the conversations cannot answer now.
+        """
         ...
 
     async def resolve_external_event(

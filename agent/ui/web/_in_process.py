@@ -29,6 +29,7 @@ from agent.ui._event_stream import NativeEvent
 
 from ._backend import (
     ChatTurn,
+    ConversationDecisions,
     ConversationNotFound,
     ExternalEventNotFound,
     ExternalEventRefused,
@@ -260,6 +261,12 @@ class InProcessChatBackend:
         ]
         waiting.sort(key=lambda w: w.updated_at, reverse=True)
         return waiting
+
+    async def decisions(self, conversation_id: str, owner: str) -> ConversationDecisions:
+        """None: in-process conversations have no approval rules and keep no decision records (the only one who can
+        answer is the conversation's owner)."""
+        self._owned(conversation_id, owner)
+        return ConversationDecisions()
 
     async def resolve_external_event(
         self, token: str, owner: str, *, results: Any = None, failure: str | None = None

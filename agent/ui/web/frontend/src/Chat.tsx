@@ -1,8 +1,31 @@
 import { useChat } from '@ai-sdk/react';
-import { DefaultChatTransport, type UIMessage, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
-import { useMemo, useRef, useState } from 'react';
+import {
+  DefaultChatTransport,
+  type UIMessage,
+  isToolOrDynamicToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+} from 'ai';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Message } from './Message';
 import { Unauthorized, authHeaders, getJson, post } from './api';
+import { type ConversationDecisions, decisionLines } from './decisions';
+
+function hasToolCalls(messages: UIMessage[]): boolean {
+  return messages.some((m) => m.parts.some(isToolOrDynamicToolUIPart));
+}
+
+// The server's errors are `{"detail": "..."}`: the detail is what to show.
+function errorText(message: string): string {
+  try {
+    const body: unknown = JSON.parse(message);
+    if (typeof body === 'object' && body !== null && 'detail' in body && typeof body.detail === 'string') {
+      return body.detail;
+    }
+  } catch {
+    // not JSON: shown as it came
+  }
+  return message;
+}
 
 interface ChatProps {
   id: string;
@@ -17,6 +40,9 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
   const [stopping, setStopping] = useState(false);
   // Streams that ended so far, to tell whether a resume found a turn to follow.
   const ended = useRef(0);
+  // The request in flight carries the answers to approvals.
+  const answering = useRef(false);
+  const [decided, setDecided] = useState<ConversationDecisions | null>(null);
   const transport = useMemo(
     () =>
       new DefaultChatTransport({
@@ -44,15 +70,37 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onError: (e) => {
       if (/\b401\b|Unauthorized/.test(e.message)) onUnauthorized();
+      // The answers were refused (e.g. the approval rules do not allow this user): the approvals are still open,
+      // so show them as the server has them, to be answered again or by someone else.
+      else if (answering.current) void restore();
     },
-    onFinish: ({ isAbort, isError, finishReason }) => {
+    onFinish: ({ messages: shown, isAbort, isError, finishReason }) => {
       ended.current += 1;
+      answering.current = false;
+      if (!isError && hasToolCalls(shown)) void readDecisions();
       // A stream that ends without its finish was interrupted by the server while the turn goes on (a retried
       // model request replaced the text shown): show the conversation as the server has it and follow the turn
       // again, which replays it from its start, as a reload would.
       if (!isAbort && !isError && finishReason === undefined) void recover();
     },
   });
+
+  const readDecisions = async () => {
+    try {
+      const answer = await getJson<ConversationDecisions>(`/api/chat/${id}/decisions`);
+      if (answer) setDecided(answer);
+    } catch (e) {
+      // Best effort: the calls are shown without who decided them until the next read.
+      if (e instanceof Unauthorized) onUnauthorized();
+    }
+  };
+
+  // A restored conversation: who decided its calls so far (once, for the messages the chat opened with).
+  useEffect(() => {
+    if (hasToolCalls(initialMessages)) void readDecisions();
+  }, []);
+
+  const decisions = useMemo(() => decisionLines(decided, messages), [decided, messages]);
 
   const restore = async () => {
     const restored = await getJson<UIMessage[]>(`/api/chat/${id}/messages`);
@@ -102,13 +150,22 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
         {messages
           .filter((m) => m.role !== 'system')
           .map((m) => (
-            <Message key={m.id} message={m} onApproval={addToolApprovalResponse} busy={busy} />
+            <Message
+              key={m.id}
+              message={m}
+              decisions={decisions}
+              onApproval={(answer) => {
+                answering.current = true;
+                return addToolApprovalResponse(answer);
+              }}
+              busy={busy}
+            />
           ))}
       </ol>
       {status === 'submitted' && <p className="muted status">Thinking…</p>}
       {error && (
         <p role="alert" className="error">
-          Something went wrong: {error.message}
+          Something went wrong: {errorText(error.message)}
         </p>
       )}
       <form className="composer" onSubmit={send}>

@@ -48,7 +48,8 @@ const STATE_LABELS: Record<string, string> = {
   'output-denied': 'denied',
 };
 
-function Tool({ part, onApproval }: { part: ToolPart; onApproval: ApprovalFn }) {
+// `decision`: who decided the call, or how far its approvals got (see `decisions.ts`), when the server says.
+function Tool({ part, decision, onApproval }: { part: ToolPart; decision?: string; onApproval: ApprovalFn }) {
   const name = getToolOrDynamicToolName(part);
   return (
     <div className={`tool tool-${part.state}`}>
@@ -67,15 +68,23 @@ function Tool({ part, onApproval }: { part: ToolPart; onApproval: ApprovalFn }) 
         </pre>
       )}
       {part.state === 'output-error' && <p className="error">{part.errorText}</p>}
-      {part.state === 'output-denied' && (
+      {part.state === 'output-denied' && decision === undefined && (
         <p className="muted">Denied{part.approval?.reason ? `: ${part.approval.reason}` : ''}</p>
       )}
+      {decision !== undefined && <p className="decision">{decision}</p>}
       <Approval part={part} name={name} onApproval={onApproval} />
     </div>
   );
 }
 
-export function Message({ message, onApproval }: { message: UIMessage; onApproval: ApprovalFn; busy: boolean }) {
+interface MessageProps {
+  message: UIMessage;
+  decisions: Map<UIMessage['parts'][number], string>;
+  onApproval: ApprovalFn;
+  busy: boolean;
+}
+
+export function Message({ message, decisions, onApproval }: MessageProps) {
   return (
     <li className={`message ${message.role}`}>
       <span className="role">{message.role === 'user' ? 'You' : 'Agent'}</span>
@@ -96,7 +105,7 @@ export function Message({ message, onApproval }: { message: UIMessage; onApprova
           );
         }
         if (isToolOrDynamicToolUIPart(part)) {
-          return <Tool key={part.toolCallId} part={part} onApproval={onApproval} />;
+          return <Tool key={part.toolCallId} part={part} decision={decisions.get(part)} onApproval={onApproval} />;
         }
         return null;
       })}
