@@ -37,7 +37,7 @@ from workflows.client import AgentClient
 
 T = TypeVar('T')
 
-BOUND = 10.0  # seconds the server may take to start or stop, and a call on its loop to answer
+BOUND = 30.0  # seconds the server and its worker may take to start or stop on a busy machine, and a call on its loop
 USERS = {'alice-token': 'alice', 'bob-token': 'bob'}
 RULES = {
     'delete_file': ApprovalRule(approvers={'alice'}),
