@@ -3,7 +3,8 @@
 The resolution goes as `AgentClient.resolve_token` sends it (`workflows._token_sends`): the `resolve_external_event`
 update to the run the token names, which refuses what it cannot take before anything is recorded. The caller's owner
 id goes twice: as `owner`, which the run refuses unless it was started by that owner (so a person reaches only the
-waits of their own runs, as with conversations), and as `caller`, which `RequestInput` credits in `answered_by`.
+waits of their own runs, as with conversations), and as `caller`, which `RequestInput` credits in `answered_by`;
+an `answered_by` in the results that names anyone else is refused (the run's approval rules check who it names).
 When no worker takes the update within the backend's bound, the resolution goes as the `submit_external_event`
 signal, which the run's history keeps (503, admitted), as the page's approvals do.
 """
@@ -42,6 +43,7 @@ async def resolve_by_token(
         ExternalEventRefused: The run refused the resolution (the wait ended, or the answer does not fit it).
         BackendUnavailable: No worker took the resolution in time; it went by signal (`admitted`).
     """
+    _check_credit(results, owner)
     try:
         address, sent = resolution(token, results, failure=failure, caller=owner, owner=owner)
         try:
@@ -57,3 +59,20 @@ async def resolve_by_token(
         if exc.type in (NOT_OWNER, NOT_FOUND):
             raise ExternalEventNotFound('No wait of yours has this token, or its run has ended.') from exc
         raise ExternalEventRefused(str(exc)) from exc
+
+
+def _check_credit(results: Any, owner: str) -> None:
+    """Refuse results whose `answered_by` credits anyone but the signed-in `owner`.
+
+    Raises:
+        ExternalEventRefused: naming who the results credit.
+    """
+    credited = results.get('answered_by') if isinstance(results, dict) else None
+    if not isinstance(credited, dict):
+        return
+    others = sorted({str(who) for who in credited.values() if who != owner})
+    if others:
+        raise ExternalEventRefused(
+            f'The answer credits {", ".join(map(repr, others))} in answered_by; from here it can name only you '
+            f'({owner!r}): leave answered_by out.'
+        )

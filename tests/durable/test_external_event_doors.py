@@ -203,6 +203,10 @@ async def test_the_chat_apps_route_resolves_a_token_of_the_callers_own_run(clien
         bad_payload = await post(kept_token, {'results': {'approvals': {'del-9': True}}})
         assert bad_payload.status_code == 409
         assert "'del-9'" in bad_payload.json()['detail']
+        # The signed-in user answers as themselves: results crediting someone else are refused before they go.
+        someone_else = await post(kept_token, {'results': {**APPROVE, 'answered_by': {'del-1': 'bob'}}})
+        assert someone_else.status_code == 409
+        assert "credits 'bob' in answered_by; from here it can name only you ('alice')" in someone_else.json()['detail']
 
         resolved = await post(kept_token, {'results': APPROVE})
         assert (resolved.status_code, resolved.json()) == (200, {'resolved': True, 'failed': False})
