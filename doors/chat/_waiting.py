@@ -47,7 +47,8 @@ async def waiting_conversations(
             await gate.check(unread)
             checked = True
         try:
-            pending = await gate.query(handle.query(AgentWorkflow.pending_deferred_tools), unread)
+            # Only what the owner may answer now under the agent's approval rules (not what they approved already).
+            pending = await gate.query(handle.query(AgentWorkflow.pending_deferred_tools, owner), unread)
         except RPCError:
             continue  # ended (or unreachable) since visibility listed it
         if pending is None or not pending.approvals:

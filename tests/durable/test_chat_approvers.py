@@ -166,6 +166,15 @@ async def test_a_user_the_rule_does_not_allow_is_refused_409_with_the_reason_and
         shown = await chat.decisions(chat_id, 'alice')
         status = await client.get_workflow_handle(chat_workflow_id(chat_id)).query(AgentWorkflow.status)
         updates = await answer_updates(client, chat_id)
+        # The inbox lists only what the user may answer: nothing here, though the conversation waits (as the
+        # namespace's unfiltered inbox shows, once visibility has caught up with the run).
+        agents = AgentClient(client, task_queue=task_queue)
+
+        async def listed() -> bool | None:
+            return any(run.workflow_id == chat_workflow_id(chat_id) for run in await agents.inbox()) or None
+
+        await poll(listed)
+        inbox = await chat.http.get('/api/inbox', headers={'X-Owner': 'alice'})
 
     assert (refused.status_code, refused.json()) == (409, {'detail': "'alice' may not approve calls of 'delete_file'."})
     assert (denial.status_code, denial.json()) == (409, {'detail': "'alice' may not approve calls of 'delete_file'."})
@@ -176,6 +185,8 @@ async def test_a_user_the_rule_does_not_allow_is_refused_409_with_the_reason_and
         'open_approvals': [{'tool_call_id': 'del1', 'tool_name': 'delete_file', 'required': 1, 'approved_by': []}],
     }
     assert updates == 0
+    assert inbox.status_code == 200, inbox.text
+    assert chat_id not in inbox.text
 
 
 async def test_a_call_needing_two_approvers_shows_the_first_then_both(client: Client, task_queue: str):
