@@ -56,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
     from ._request_encoder import RequestEncoder
     from ._result_size import fit_result
     from ._run_attributes import RunAttributes, RunView
+    from ._run_details import DECISIONS_SHOWN
     from ._run_input import INPUT_HINT, RUN_INPUT, check_input, invalid_input, validated_deps
     from ._stand_in_model import StandInModel
     from ._turns import Turn, TurnSlot, completed_messages
@@ -169,14 +170,19 @@ class AgentWorkflow(AgentWorkflowHandlers):
         if ports is not None and ports.pending is not None:
             remaining = ports.pending.remaining(ports.collected)
             waiting = len(remaining.approvals) if remaining is not None else 0
-            return RunView(self.status().state, waiting, remaining)
+            return RunView(self.status().state, waiting, remaining, decisions=self._shown_decisions())
         state = self._status.state
         # A conversation whose turns end on approvals (the agent's output allows `DeferredToolRequests`) waits for
         # a human between turns.
         output = self._waiting_output
         if state == 'awaiting_message' and isinstance(output, DeferredToolRequests):
-            return RunView(state, len(output.approvals), output)
-        return RunView(state, 0, doing=ports.doing() if ports is not None and state == 'running' else ())
+            return RunView(state, len(output.approvals), output, decisions=self._shown_decisions())
+        doing = ports.doing() if ports is not None and state == 'running' else ()
+        return RunView(state, 0, doing=doing, decisions=self._shown_decisions())
+
+    def _shown_decisions(self) -> tuple[DecisionRecord, ...]:
+        # Only the current details show them (the search attributes compare state and count alone).
+        return tuple(self._decisions[-DECISIONS_SHOWN:])
 
     async def _take_handoff(self, inp: AgentRunInput) -> AgentRunInput:
         """`inp` with the conversation an earlier run handed over by reference read back into `message_history`."""

@@ -7,19 +7,16 @@ waiting for approval) without hooks in it: it waits on a condition comparing wha
 last recorded, and the workflow's event loop checks that condition deterministically, at the same points on
 replay.
 
-A second watcher, on the same view and the run's decision records, keeps the workflow's current details (what the
+A second watcher, on the same view (decision records included), keeps the workflow's current details (what the
 Web UI shows as what the run is doing or waiting for, and how its deferred tool calls were decided, see
 `workflows._run_details`) up to date. Setting them adds nothing to the history, so runs that do not record
-attributes (those started before the attributes existed) show them too. The records are read from the run's
-`status` query (the workflow instance's own method, called in the workflow), as the view the run hands in does not
-carry them.
+attributes (those started before the attributes existed) show them too.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from temporalio import workflow
@@ -52,7 +49,7 @@ class RunAttributes:
 
         The current details are kept up to date either way.
         """
-        self._show(self._details_view())
+        self._show(self._view())
         self._details_watcher = asyncio.create_task(self._watch_details())
         self._enabled = workflow.patched(RECORD_SEARCH_ATTRIBUTES)
         if not self._enabled:
@@ -69,7 +66,7 @@ class RunAttributes:
                 watcher.cancel()
         self._watcher = self._details_watcher = None
         if record:
-            self._show(self._details_view())
+            self._show(self._view())
         if self._enabled and record:
             self._record(self._values(self._view()))
 
@@ -77,14 +74,8 @@ class RunAttributes:
         # A task of its own, apart from the attributes' watcher: it adds no commands, so however often it wakes, the
         # upserts happen exactly where they did before the details existed (replay compares their order).
         while True:
-            await workflow.wait_condition(lambda: self._details_view() != self._shown)
-            self._show(self._details_view())
-
-    def _details_view(self) -> RunView:
-        """The run's view with its decision records: what the current details show."""
-        # The records are appended, never changed, and the status keeps the latest ones: comparing two tuples of the
-        # same records is a pass over identical objects, cheap enough for a condition.
-        return replace(self._view(), decisions=tuple(workflow.instance().status().decisions))
+            await workflow.wait_condition(lambda: self._view() != self._shown)
+            self._show(self._view())
 
     def _show(self, view: RunView) -> None:
         self._shown = view
