@@ -192,6 +192,12 @@ def build_worker(
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []
     set_workflow_side_errors(task_queue, workflow_side_errors)
+    # A tool's run of one of these agents becomes a child run of the workflow (see `activities._delegation`).
+    names = {id(_agent_of(entry)): name for name, entry in agents.items()}
+
+    def served(agent: Any) -> str | None:
+        return names.get(id(agent))
+
     for name, entry in agents.items():
         durable = entry if isinstance(entry, DurableAgent) else DurableAgent(entry)
         durable_agents.append(durable)
@@ -208,6 +214,7 @@ def build_worker(
                 remote=remote[-1],
                 event_stream_handler=durable.activity_event_stream_handler,
                 retry_user_errors=workflow_side_errors == 'retry',
+                served=served,
             )
         )
     # After a crash, a retried activity moves its run off the dead worker's sticky queue at once (see
@@ -348,6 +355,10 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent], *, sand
     return Replayer(
         workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=runner, build_id='replayer'
     )
+
+
+def _agent_of(entry: Agent[Any, Any] | DurableAgent) -> Agent[Any, Any]:
+    return entry.agent if isinstance(entry, DurableAgent) else entry
 
 
 if __name__ == '__main__':

@@ -32,6 +32,7 @@ from temporalio import activity
 from temporalio.client import Client
 
 from agent import Agent
+from agent._delegation import runs_redirected
 from agent._durable_unit import durable_unit_scope
 from agent._model_request_context import ModelRequestContext
 from agent._ports import DirectPorts
@@ -46,6 +47,7 @@ from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
 from ._carried_contents import with_carried_contents
+from ._delegation import Delegate, Delegations
 from ._errors import configuration_error, to_application_error
 from ._event_streams import EventStreamHandler, HandlerStream, activity_handler, streamed_request, tool_events
 from ._handoff import handoff_activities, read_conversation
@@ -91,6 +93,7 @@ def agent_activities(
     remote: RemoteToolsets | None = None,
     event_stream_handler: EventStreamHandler | None = None,
     retry_user_errors: bool = False,
+    served: Callable[[Any], str | None] = lambda agent: None,
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one.
 
@@ -100,6 +103,8 @@ def agent_activities(
     through the capabilities' `wrap_run_event_stream` (see `activities._event_streams`).
     A model request's exception from user code (a history processor, a model-request hook) that is not transient
     I/O fails the run at once, unless `retry_user_errors` keeps it retrying until fixed (see `activities._transient`).
+    `served` names the agents of the worker (`None` for another): a tool's run of one of them becomes a child run of
+    the workflow (see `activities._delegation`).
     """
     registered = list(agent.capabilities)
     # `Agent(instrument=...)` / `Agent.instrument_all()` (as it stands when the worker is built) trace the model
@@ -228,11 +233,16 @@ def agent_activities(
                     check_result_size(result, inp.max_result_bytes)
                     return result
 
-                if handler is None:
-                    result = await with_heartbeats(execute())
-                else:
-                    async with HandlerStream(handler, ctx, run_capability) as events:
-                        result = await with_heartbeats(tool_events(events, inp.call, execute))
+                try:
+                    with runs_redirected(Delegations(served, inp.delegated)):
+                        if handler is None:
+                            result = await with_heartbeats(execute())
+                        else:
+                            async with HandlerStream(handler, ctx, run_capability) as events:
+                                result = await with_heartbeats(tool_events(events, inp.call, execute))
+                except Delegate as delegation:
+                    # The tool runs again with the run's outcome; this round's usage is counted on that one.
+                    return CallToolOutput(None, delegation=delegation.request)
             kind = result_kind(result)
             # A plain result is kept here too, so the next model request can name it instead of resending it.
             key = worker_store.add_content(result) if kind == 'value' else None

@@ -12,6 +12,7 @@ from agent.exceptions import UserError
 from agent.models import Model, ModelRequestParameters
 from agent.usage import RunUsage
 
+from ._delegation import DelegatedRun, DelegationOutcome
 from ._tool_result_size import DEFAULT_MAX_TOOL_RESULT_BYTES
 from ._tool_results import ResultKind
 
@@ -197,6 +198,9 @@ class CallToolInput:
     """The validated arguments."""
     max_result_bytes: int = DEFAULT_MAX_TOOL_RESULT_BYTES
     """A result whose JSON is larger is refused with a retry prompt (see `activities._tool_result_size`)."""
+    delegated: list[DelegationOutcome] = field(default_factory=list['DelegationOutcome'])
+    """The outcomes of the runs the tool delegated on its earlier rounds, in call order (see
+    `activities._delegation`)."""
 
 
 @dataclass
@@ -227,6 +231,9 @@ class CallToolOutput:
     """The key this worker keeps the result's JSON under, so the next model request can name it."""
     result_kind: ResultKind = 'value'
     """How to rebuild `result` from JSON (see `activities._tool_results`)."""
+    delegation: DelegatedRun | None = None
+    """Set when the tool started a run of a served agent: the workflow runs it as a child run and runs the tool
+    again with its outcome (`result` is then unset)."""
 
 
 @dataclass

@@ -23,6 +23,7 @@ from ._agent_ui import AgentUIMixin
 from ._capture import capture_run_messages, claim_capture
 from ._content import UserContent
 from ._deferred import DeferredToolResults
+from ._delegation import redirected
 from ._deprecated_kwargs import toolsets_from_deprecated_kwargs
 from ._instructions import SystemPromptRunner, flatten_instructions
 from ._instrumentation import InstrumentationSettings
@@ -331,9 +332,15 @@ class Agent(
                     captured[:] = agent_run.all_messages()
 
     async def run(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:
-        """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`."""
+        """Run the agent to completion and return its result. Accepts the same keyword arguments as `iter`.
+
+        Called from a durable run's tool, on an agent the worker serves, the run is the workflow's child run instead
+        (see `agent._delegation`); the result is the same.
+        """
         if kwargs.get('infer_name', True) and self.name is None:
             self._infer_name(inspect.currentframe())
+        if (result := await redirected(self, user_prompt, kwargs)) is not None:
+            return result
         return await super().run(user_prompt, **kwargs)
 
     def run_sync(self, user_prompt: str | Sequence[UserContent] | None = None, **kwargs: Any) -> AgentRunResult[Any]:

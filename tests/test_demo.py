@@ -37,7 +37,10 @@ def read_until(process: subprocess.Popen[str], text: str, timeout: float = 60) -
         assert time.monotonic() < deadline, out
         if select.select([process.stdout], [], [], 1)[0]:
             chunk = os.read(process.stdout.fileno(), 4096).decode()
-            assert chunk, out
+            if not chunk:  # it ended first: say how, with what it printed to stderr
+                process.wait(timeout=30)
+                err = process.stderr.read() if process.stderr is not None else b''
+                raise AssertionError(f'exit {process.returncode}; stdout: {out!r}; stderr: {err!r}')
             out += chunk
     return out
 

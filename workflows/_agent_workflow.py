@@ -394,6 +394,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
                 deps=deps,
                 model_settings=inp.model_settings,  # pyright: ignore[reportArgumentType]
                 usage_limits=inp.usage_limits,
+                # A copy: the run adds to it (and a run continued in the middle starts from its checkpoint's).
+                usage=RunUsage() + inp.usage if inp.usage is not None and inp.checkpoint is None else None,
                 metadata=inp.metadata,
                 infer_name=False,
             ) as agent_run:

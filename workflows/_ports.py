@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
+from activities._delegation import DelegationOutcome
 from activities._errors import from_activity_error, validation_error_from_activity_error
 from activities._names import call_tool_activity_name, model_request_activity_name, notify_activity_name
 from activities._processed_history import processed_messages
@@ -44,6 +45,7 @@ from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, Ac
 from ._answer_intake import AnswerIntake
 from ._approval_policy import ApprovalPolicy
 from ._decisions import Ballots, DecisionRecord, Vote
+from ._delegation import child_workflow_id, run_delegated
 from ._durable_agent import DurableAgent
 from ._fan_out import ToolFanOut
 from ._missing_keys import until_decrypted
@@ -235,30 +237,24 @@ class WorkflowPorts(AnswerIntake):
         limit = self.durable.max_tool_result_bytes if self.durable is not None else DEFAULT_MAX_TOOL_RESULT_BYTES
 
         async def call_activity(validated: dict[str, Any]) -> Any:
-            activity_id = self.activity_ids.tool_call(ctx.run_step, call.tool_call_id)
-            summary = tool_call_summary(call)
-            self._in_flight[activity_id] = f'Calling {summary}'
-            try:
-                output = await _execute(
-                    call_tool_activity_name(self.agent_name),
-                    CallToolInput(
-                        ActivityRunContext.from_run_context(ctx, model=self.model_override),
-                        call,
-                        validated,
-                        max_result_bytes=limit,
-                    ),
-                    options,
-                    activity_id=activity_id,
-                    result_type=CallToolOutput,
-                    summary=summary,
-                )
-            except ActivityError as exc:
-                if (signal := from_activity_error(exc) or validation_error_from_activity_error(exc)) is not None:
-                    raise signal from None
-                raise
-            finally:
-                self._in_flight.pop(activity_id, None)
-            # Usage counted inside the activity (e.g. a sub-agent) joins the run's usage and its limits.
+            first_id: str | None = None
+            delegated: list[DelegationOutcome] = []
+            while True:
+                activity_id = self.activity_ids.tool_call(ctx.run_step, call.tool_call_id)
+                first_id = first_id or activity_id
+                output = await self._tool_activity(ctx, call, validated, options, limit, activity_id, delegated)
+                request = output.delegation
+                if request is None:
+                    break
+                # The tool started a run of a served agent: a child run; then the tool again, with its outcome.
+                child = child_workflow_id(first_id, len(delegated))
+                self._in_flight[child] = f'Running {request.agent} for {tool_call_summary(call)}'
+                try:
+                    delegated.append(await run_delegated(request, call, first_id, len(delegated)))
+                finally:
+                    self._in_flight.pop(child, None)
+            # Usage counted inside the activity (a sub-agent's, in process or as a child run) joins the run's usage
+            # and its limits.
             ctx.usage.incr(output.usage)
             result = decode_tool_result(output.result, output.result_kind)
             self._encoder.tool_result(result, output.content_key)
@@ -276,6 +272,42 @@ class WorkflowPorts(AnswerIntake):
                 workflow_side, ctx, call=call, tool_def=tool.tool_def, args=args, execute=execute
             )
         return await execute(args)
+
+    async def _tool_activity(
+        self,
+        ctx: RunContext[Any],
+        call: ToolCallPart,
+        validated: dict[str, Any],
+        options: ActivityOptions,
+        limit: int,
+        activity_id: str,
+        delegated: list[DelegationOutcome],
+    ) -> CallToolOutput:
+        """One round of a tool call's activity (a tool that delegates has one more per delegation)."""
+        summary = tool_call_summary(call)
+        self._in_flight[activity_id] = f'Calling {summary}'
+        inp = CallToolInput(
+            ActivityRunContext.from_run_context(ctx, model=self.model_override),
+            call,
+            validated,
+            max_result_bytes=limit,
+            delegated=list(delegated),
+        )
+        try:
+            return await _execute(
+                call_tool_activity_name(self.agent_name),
+                inp,
+                options,
+                activity_id=activity_id,
+                result_type=CallToolOutput,
+                summary=summary,
+            )
+        except ActivityError as exc:
+            if (signal := from_activity_error(exc) or validation_error_from_activity_error(exc)) is not None:
+                raise signal from None
+            raise
+        finally:
+            self._in_flight.pop(activity_id, None)
 
     def tool_calls_at_once(self, calls: int) -> int:
         """At most `max_tool_calls_in_flight` tool calls of one response at a time; the rest wait in the workflow."""

@@ -114,6 +114,9 @@ class AgentRunInput:
     max_tool_calls_per_response: int | None = None
     """Tool calls of one model response that run at all (the model is asked to ask again for the rest); `None`:
     the agent's `DurableAgent.max_tool_calls_per_response`."""
+    usage: RunUsage | None = None
+    """Usage to start from, counted against `usage_limits` and included in the result's usage: a run a tool of
+    another run started with `usage=ctx.usage` (a child run, see `workflows._delegation`) counts its parent's."""
     decisions: list[DecisionRecord] | None = None
     """Set by continue-as-new: the decision records so far (the `status` query keeps listing them; a run that
     continues in the middle keeps its own in its result)."""

@@ -1,0 +1,186 @@
+"""Agent delegation in a durable run: a tool's `other_agent.run(...)` becomes a child run of the workflow.
+
+A tool that delegates (Pydantic AI's pattern: the tool runs another agent, passing `usage=ctx.usage`) runs in a tool
+activity like any other. When it starts a run of an agent the worker serves, the run is not made there: the
+activity stops the tool (`Delegate`, which user code's `except Exception` does not catch) and returns the run's
+request (`DelegatedRun`). The workflow runs it as a child `AgentWorkflow` (durable step by step, able to wait for a
+person, shown under the parent in the Web UI) and runs the tool's activity again with the outcome: this time the
+same call returns the child's result (or raises its error) at once, and the tool goes on from there. A tool that
+delegates several times is run once more per delegation, each run getting the outcomes so far, in call order.
+
+So the code before a delegation runs again on each round, as it would on an activity retry: it must be safe to
+repeat (as Temporal asks of every activity). Only the last round's usage counts, the child's included once.
+
+A run that cannot cross to another worker is refused with a one-line `UserError` saying what to change: a model
+given as an object (name it as `'<provider>:<model>'`), tools, capabilities or instructions added for the one run,
+or deps that do not serialize to the agent's `deps_type`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from agent import exceptions
+from agent._agent_graph_state import GraphAgentState
+from agent._content import UserContent
+from agent._parts import ModelMessage
+from agent.exceptions import AgentRunError, UserError
+from agent.models import Model
+from agent.run import AgentRunResult
+from agent.usage import RunUsage, UsageLimits
+
+__all__ = ('Delegate', 'DelegatedRun', 'DelegationOutcome', 'Delegations')
+
+_CROSSING = frozenset({'message_history', 'deps', 'model', 'model_settings', 'usage_limits', 'usage', 'metadata'})
+"""The run arguments a delegated run takes (with `infer_name`, which only names the agent in process)."""
+
+
+@dataclass
+class DelegatedRun:
+    """A run of a served agent that a tool started: what the workflow starts as its child run."""
+
+    agent: str
+    """The registered name of the agent."""
+    prompt: str | list[UserContent] | None = None
+    """The user prompt."""
+    message_history: list[ModelMessage] | None = None
+    """Earlier messages."""
+    deps: Any = None
+    """The deps as data (the agent's `deps_type` validates them again in the child)."""
+    model: str | None = None
+    """A model name to use instead of the agent's."""
+    model_settings: dict[str, Any] | None = None
+    """Run-level model settings."""
+    usage_limits: UsageLimits | None = None
+    """Limits, checked against `usage` plus the child's own."""
+    usage: RunUsage | None = None
+    """The usage the tool passed (`usage=ctx.usage`: the parent's so far), which the child's limits count from."""
+    metadata: dict[str, Any] | None = None
+    """Run metadata."""
+
+
+@dataclass
+class DelegationOutcome:
+    """How a delegated run ended, handed to the tool when it runs again."""
+
+    output: Any = None
+    """The child's output, as data."""
+    new_messages: list[ModelMessage] = field(default_factory=list[ModelMessage])
+    """The child's messages."""
+    usage: RunUsage = field(default_factory=RunUsage)
+    """The child's own usage (without the `usage` it started from)."""
+    run_id: str = ''
+    """The child's run id."""
+    conversation_id: str = ''
+    """The child's conversation id."""
+    error: str | None = None
+    """Why the child failed (then `output` is unset)."""
+    error_type: str | None = None
+    """The failure's type name (`UsageLimitExceeded`, `UnexpectedModelBehavior`, ...), to raise the same kind."""
+
+
+class Delegate(BaseException):
+    """Stops the tool: a run it started goes to the workflow as `request`.
+
+    A `BaseException`, so a tool's `except Exception` around its `run(...)` call lets it through.
+    """
+
+    def __init__(self, request: DelegatedRun) -> None:
+        super().__init__(f'run of {request.agent!r} delegated to the workflow')
+        self.request = request
+
+
+class Delegations:
+    """The `RunRedirect` of one tool call: earlier delegations answered from their outcomes, the next one sent."""
+
+    def __init__(self, served: Callable[[Any], str | None], outcomes: Sequence[DelegationOutcome]) -> None:
+        self._served = served
+        self._outcomes = outcomes
+        self._next = 0
+
+    async def __call__(
+        self, agent: Any, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
+    ) -> AgentRunResult[Any] | None:
+        name = self._served(agent)
+        if name is None:
+            return None  # not an agent of this worker: it runs here, inside the tool, as before
+        index, self._next = self._next, self._next + 1
+        if index < len(self._outcomes):
+            return _result(agent, self._outcomes[index], kwargs)
+        raise Delegate(_request(name, agent, user_prompt, kwargs))
+
+
+def _request(
+    name: str, agent: Any, user_prompt: str | Sequence[UserContent] | None, kwargs: dict[str, Any]
+) -> DelegatedRun:
+    given = {key for key, value in kwargs.items() if value is not None and key != 'infer_name'}
+    if unsupported := sorted(given - _CROSSING):
+        raise UserError(
+            f'A durable run of {name!r} started from a tool takes only {", ".join(sorted(_CROSSING))}; '
+            f'{", ".join(unsupported)} would not reach the worker that runs it: give them to the agent itself.'
+        )
+    model = kwargs.get('model')
+    if isinstance(model, Model):
+        raise UserError(
+            f'A durable run of {name!r} started from a tool names its model as a string '
+            f"('<provider>:<model>'), not a model object, which cannot travel to the worker that runs it."
+        )
+    deps = kwargs.get('deps')
+    try:
+        deps_data = TypeAdapter(agent.deps_type).dump_python(deps, mode='json') if deps is not None else None
+    except Exception as exc:
+        raise UserError(f'The deps of a durable run of {name!r} do not serialize as its deps_type: {exc}') from exc
+    history = kwargs.get('message_history')
+    usage = kwargs.get('usage')
+    return DelegatedRun(
+        agent=name,
+        prompt=user_prompt if user_prompt is None or isinstance(user_prompt, str) else list(user_prompt),
+        message_history=list(history) if history is not None else None,
+        deps=deps_data,
+        model=model,
+        model_settings=kwargs.get('model_settings'),
+        usage_limits=kwargs.get('usage_limits'),
+        usage=RunUsage() + usage if usage is not None else None,
+        metadata=kwargs.get('metadata'),
+    )
+
+
+def _result(agent: Any, outcome: DelegationOutcome, kwargs: dict[str, Any]) -> AgentRunResult[Any]:
+    """The child's result as the tool's `run(...)` call returns it (or its error, raised)."""
+    if outcome.error is not None:
+        raise _error(outcome)
+    usage: RunUsage | None = kwargs.get('usage')
+    if usage is not None:
+        usage.incr(outcome.usage)  # as an in-process run adds to the usage it was given
+    history = list(kwargs.get('message_history') or [])
+    output_type = getattr(agent, 'output_type', str)
+    output = outcome.output
+    if output_type is not str and output is not None:
+        output = TypeAdapter(output_type).validate_python(output)
+    state = GraphAgentState(
+        message_history=[*history, *outcome.new_messages],
+        usage=usage if usage is not None else outcome.usage,
+        run_id=outcome.run_id,
+        conversation_id=outcome.conversation_id,
+    )
+    return AgentRunResult(output, _state=state, _new_message_index=len(history))
+
+
+def _error(outcome: DelegationOutcome) -> Exception:
+    """The child's failure as the exception an in-process run would have raised: its class where the agent's
+    exceptions have it (or the nearest base class that takes a message alone), else `AgentRunError`."""
+    message = outcome.error or 'The delegated run failed.'
+    known = getattr(exceptions, outcome.error_type or '', None)
+    if isinstance(known, type) and issubclass(known, AgentRunError | UserError):
+        for cls in known.__mro__:
+            if cls in (RuntimeError, Exception):
+                break
+            try:
+                return cls(message)
+            except TypeError:
+                continue  # a constructor that wants more than a message (`ToolRetriesExhausted`): its base's
+    return AgentRunError(message)

@@ -1,0 +1,80 @@
+"""Agent delegation (a tool runs another agent with `usage=ctx.usage`) written once and run both ways: in process,
+and durably, where the other agent's run is a child workflow of the parent's."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client
+
+from agent import Agent
+from worker import build_worker
+from workflows import AgentRunOutput
+from workflows.client import AgentClient
+
+from .delegation_agents import agents_of, failing_researcher, researcher, tool_log
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+ANSWER = 'tides follow the moon + twice a day'
+
+
+async def run_both_ways(client: Client, task_queue: str, child: Agent[None, str]) -> tuple[Any, AgentRunOutput, str]:
+    """The router's run in process, then durably (on a worker serving both agents): both results, and the
+    durable run's workflow id."""
+    in_process = await agents_of(child)['router'].run('Why are there tides?')
+    async with build_worker(client, agents_of(child), task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'Why are there tides?', workflow_id=f'router-{uuid.uuid4()}')
+        durable = await agents.result(handle.id)
+    return in_process, durable, handle.id
+
+
+async def test_a_delegating_tool_runs_the_other_agent_as_a_child_run_with_the_same_result_and_usage(
+    client: Client, task_queue: str
+) -> None:
+    tool_log.clear()
+    in_process, durable, workflow_id = await run_both_ways(client, task_queue, researcher())
+
+    assert in_process.output == durable.output == ANSWER
+    # The parent's usage takes in the child's exactly once, as in process.
+    assert durable.usage == in_process.usage()
+    assert durable.usage.requests == 4  # two of the router's, two of the researcher's
+    # Each of the child's tools ran once per run (once in process, once durably).
+    assert tool_log == ['lookup tides', 'measure', 'lookup tides', 'measure']
+
+    parent = client.get_workflow_handle(workflow_id)
+    events = (await parent.fetch_history()).events
+    started = [e for e in events if e.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED]
+    (child_start,) = started
+    child_id = child_start.start_child_workflow_execution_initiated_event_attributes.workflow_id
+    assert child_id.startswith(f'{workflow_id}.')
+    assert 'p-1' in child_id
+    child = client.get_workflow_handle(child_id, result_type=AgentRunOutput)
+    description = await child.describe()
+    assert description.parent_id == workflow_id
+    assert await description.static_summary() == 'researcher, for ask_researcher [p-1]'
+    child_result = await child.result()
+    assert child_result.output == ANSWER
+    # The child's model requests and tools are its own steps: activities of the child, none of them the parent's.
+    child_events = (await child.fetch_history()).events
+    scheduled = [e for e in child_events if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]
+    names = [e.activity_task_scheduled_event_attributes.activity_type.name for e in scheduled]
+    assert names == [
+        'agent.researcher.model_request',
+        'agent.researcher.call_tool',
+        'agent.researcher.call_tool',
+        'agent.researcher.model_request',
+    ]
+
+
+async def test_a_failing_child_gives_the_delegating_tool_its_error_as_in_process(
+    client: Client, task_queue: str
+) -> None:
+    in_process, durable, _ = await run_both_ways(client, task_queue, failing_researcher())
+    assert durable.output == in_process.output
+    assert durable.output.startswith('The researcher failed: ')
+    assert 'no_such_tool' in durable.output or 'retries' in durable.output
