@@ -22,6 +22,7 @@ ever retried because of what a client sent.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from dataclasses import replace
 from datetime import timedelta
@@ -43,6 +44,8 @@ with workflow.unsafe.imports_passed_through():
     from agent.run import AgentRun
     from agent.usage import RunUsage
 
+    from ._child_answers import report_to_parent
+    from ._children import ChildPending, Children
     from ._data_converter import PayloadDecodeError
     from ._decisions import DecisionRecord, token_answer_refusal
     from ._door import InvalidInput, parse_one
@@ -124,6 +127,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             lambda reason: self._reject([Rejection('submit_external_event', reason)]), self._authorize_token_answer
         )
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
+        self._children = Children()
 
     def _waits_for_people(self) -> bool:
         """Whether only a person can move the run on: deferred tool results, or the resolution of a wait for an
@@ -141,6 +145,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
             self._status.state = 'failed'
             raise invalid_input(f'{self._input_error}.{INPUT_HINT}')
         self._attributes.start(inp.agent, inp.owner)
+        # A child run (a tool's delegated run) tells its parent what it waits for (see `workflows._children`).
+        reporter = asyncio.create_task(self._report_to_parent()) if inp.delegated_by is not None else None
         try:
             self._deps = validated_deps(inp)
             inp = await self._take_handoff(inp)
@@ -159,16 +165,39 @@ class AgentWorkflow(AgentWorkflowHandlers):
             if failure is not None:
                 raise failure from exc
             raise
+        finally:
+            if reporter is not None:
+                reporter.cancel()
         self._status.state = 'completed'
         self._attributes.stop()
         self._new_messages = output.new_messages
         return fit_result(output)
 
+    async def _report_to_parent(self) -> None:
+        """Tell the parent run what this run waits for, each time that changes."""
+        last = self._report_key()
+        while True:
+            await workflow.wait_condition(lambda seen=last: self._report_key() != seen)
+            last = self._report_key()
+            pending, approvals = self.pending_deferred_tools(), self.status().open_approvals
+            await report_to_parent(ChildPending(workflow.info().workflow_id, pending, approvals))
+
+    def _report_key(self) -> tuple[Any, ...]:
+        """What changes when what the run waits for does: the pending ids and who approved what so far."""
+        ports = self._ports
+        own = ports.pending.remaining(ports.collected) if ports is not None and ports.pending is not None else None
+        votes = ports.open_approvals() if ports is not None else []
+        return (
+            tuple(own.tool_call_ids) if own is not None else (),
+            tuple((a.tool_call_id, tuple(a.approved_by)) for a in votes),
+            self._children.changed,
+        )
+
     def _attributes_view(self) -> RunView:
         """What the run shows now (search attributes, Web UI details): state, what waits for a human, what runs."""
         ports = self._ports
-        if ports is not None and ports.pending is not None:
-            remaining = ports.pending.remaining(ports.collected)
+        if (ports is not None and ports.pending is not None) or self._children.pending() is not None:
+            remaining = self.pending_deferred_tools()  # its own calls and its children's
             waiting = len(remaining.approvals) if remaining is not None else 0
             return RunView(self.status().state, waiting, remaining, decisions=self._shown_decisions())
         state = self._status.state
@@ -364,6 +393,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             turn=self._turn_count,
             checkpoint=inp.checkpoint,
             encoder=self._encoder,
+            children=self._children,
             fan_out=ToolFanOut(
                 inp.max_tool_calls_in_flight or durable.max_tool_calls_in_flight,
                 inp.max_tool_calls_per_response or durable.max_tool_calls_per_response,

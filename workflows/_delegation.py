@@ -41,6 +41,7 @@ async def run_delegated(request: DelegatedRun, call: ToolCallPart, activity_id: 
         usage_limits=request.usage_limits,
         metadata=request.metadata,
         usage=request.usage,
+        delegated_by=call.tool_call_id,
     )
     try:
         output = await workflow.execute_child_workflow(

@@ -70,6 +70,8 @@ async def waiting_runs(client: Client, owner: str | None = None, caller: str | N
     """
     waiting: list[WaitingRun] = []
     async for execution in client.list_workflows(waiting_runs_query(owner)):
+        if execution.parent_id is not None:
+            continue  # a tool's delegated run: its parent lists what it waits for, under the tool call's path
         handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
         pending: DeferredToolRequests | None = None
         try:

@@ -44,6 +44,7 @@ from ._activity_ids import ActivityIds
 from ._activity_options import DEFAULT_MODEL_ACTIVITY, DEFAULT_TOOL_ACTIVITY, ActivityOptions
 from ._answer_intake import AnswerIntake
 from ._approval_policy import ApprovalPolicy
+from ._children import Children, ChildRun
 from ._decisions import Ballots, DecisionRecord, Vote
 from ._delegation import child_workflow_id, run_delegated
 from ._durable_agent import DurableAgent
@@ -112,6 +113,7 @@ class WorkflowPorts(AnswerIntake):
         checkpoint: RunCheckpoint | None = None,
         encoder: RequestEncoder | None = None,
         fan_out: ToolFanOut | None = None,
+        children: Children | None = None,
         decided: Callable[[list[DecisionRecord]], None] | None = None,
     ) -> None:
         self.agent_name = agent_name
@@ -138,6 +140,8 @@ class WorkflowPorts(AnswerIntake):
         """Closed when the workflow run continues as new mid-turn: the next one ends the run's span."""
         self.fan_out = fan_out or ToolFanOut()
         """How many tool calls of one response run at once, and at all (see `workflows._fan_out`)."""
+        self.children = children or Children()
+        """The run's child runs in progress (see `workflows._children`)."""
         self.decided = decided or (lambda records: None)
         """Told of the decision records of each step's deferred calls (the run's status and result list them)."""
         self.ballots: Ballots | None = None
@@ -249,10 +253,12 @@ class WorkflowPorts(AnswerIntake):
                 # The tool started a run of a served agent: a child run; then the tool again, with its outcome.
                 child = child_workflow_id(first_id, len(delegated))
                 self._in_flight[child] = f'Running {request.agent} for {tool_call_summary(call)}'
+                self.children.started(ChildRun(child, request.agent, call.tool_call_id))
                 try:
                     delegated.append(await run_delegated(request, call, first_id, len(delegated)))
                 finally:
                     self._in_flight.pop(child, None)
+                    self.children.ended(child)
             # Usage counted inside the activity (a sub-agent's, in process or as a child run) joins the run's usage
             # and its limits.
             ctx.usage.incr(output.usage)

@@ -117,6 +117,9 @@ class AgentRunInput:
     usage: RunUsage | None = None
     """Usage to start from, counted against `usage_limits` and included in the result's usage: a run a tool of
     another run started with `usage=ctx.usage` (a child run, see `workflows._delegation`) counts its parent's."""
+    delegated_by: str | None = None
+    """Set for a run that a tool of its parent run started (a child run, see `workflows._delegation`): that tool
+    call's id. Such a run tells its parent what it waits for, so a person answers it there."""
     decisions: list[DecisionRecord] | None = None
     """Set by continue-as-new: the decision records so far (the `status` query keeps listing them; a run that
     continues in the middle keeps its own in its result)."""

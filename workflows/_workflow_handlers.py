@@ -32,6 +32,8 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
+from ._child_answers import CHILD_SIGNAL, child_refusals, forward_to_children
+from ._children import ChildPending, Children, only_approvals
 from ._decisions import DecisionRecord
 from ._door import InvalidInput, parse_deferred_results, parse_one
 from ._event_waits import MAX_CALLER_CHARS, EventWaits, WaitNotReached
@@ -107,6 +109,8 @@ class AgentWorkflowHandlers:
     """The run's waits for external events, resolved by token."""
     _decisions: list[DecisionRecord]
     """The latest decision records of the run (see `workflows._decisions`)."""
+    _children: Children
+    """The run's child runs in progress and what they wait for (see `workflows._children`)."""
 
     def _end_turn(self, turn: Turn) -> None:
         """Record that `turn` has ended (its `done`, `result` and `error` are set)."""
@@ -221,7 +225,7 @@ class AgentWorkflowHandlers:
     # Deferred tool results.
 
     @workflow.signal(name='submit_deferred_tool_results')
-    def submit_deferred_tool_results(self, *args: Any) -> None:
+    async def submit_deferred_tool_results(self, *args: Any) -> None:
         """Deliver results for deferred tool calls (one `DeferredToolResults`).
 
         Each tool call's entry stands on its own: valid ones are applied (kept for later if their calls are not
@@ -236,6 +240,13 @@ class AgentWorkflowHandlers:
             return
         self._reject(rejected)
         _credit(results, caller.identity)
+        results, theirs = self._children.split(results)
+        if theirs:
+            refused = child_refusals(self._children, theirs)
+            self._reject([Rejection(handler, reason, path) for path, reason in refused])
+            await forward_to_children(self._children.without(theirs, {path for path, _ in refused}))
+            if not (results.tool_call_ids or results.metadata):
+                return
         ports = self._ports
         if ports is None or ports.pending is None:
             if ports is None:
@@ -246,6 +257,16 @@ class AgentWorkflowHandlers:
         accepted, refused = ports.partition_results(results)
         self._reject([Rejection(handler, reason, call_id) for call_id, reason in refused])
         ports.add_results(accepted)
+
+    @workflow.signal(name=CHILD_SIGNAL)
+    def child_deferred_tools(self, *args: Any) -> None:
+        """A child run says what it waits for now (one `ChildPending`); see `workflows._children`."""
+        try:
+            report = parse_one(args, ChildPending, f'The {CHILD_SIGNAL} input')
+        except InvalidInput as exc:
+            self._reject([Rejection(CHILD_SIGNAL, str(exc))])
+            return
+        self._children.report(report)  # one from a child that has ended is dropped
 
     @workflow.signal(dynamic=True)
     def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
@@ -263,23 +284,33 @@ class AgentWorkflowHandlers:
         del kept[:-MAX_REJECTIONS_KEPT]
 
     @workflow.update(name='resolve_deferred_tools')
-    def resolve_deferred_tools(self, *args: Any) -> DeferredToolRequests | None:
+    async def resolve_deferred_tools(self, *args: Any) -> DeferredToolRequests | None:
         """Deliver results for pending deferred tool calls; returns what still waits.
 
-        Takes one `DeferredToolResults`, optionally followed by a `Caller` naming who answers.
+        Takes one `DeferredToolResults`, optionally followed by a `Caller` naming who answers. Answers for a child
+        run's calls (by path, see `workflows._children`) are forwarded to the child.
         """
-        assert self._ports is not None
         results, caller = _resolution(args)
         _credit(results, caller.identity)
-        return self._ports.add_results(results)
+        results, theirs = self._children.split(results)
+        await forward_to_children(theirs)
+        if results.tool_call_ids or results.metadata:
+            assert self._ports is not None
+            self._ports.add_results(results)
+        return self.pending_deferred_tools()
 
     @resolve_deferred_tools.validator
     def _validate_resolution(self, *args: Any) -> None:
         results, caller = _resolution(args)
         self._check_owner(caller.owner, 'answer its approvals')
+        _credit(results, caller.identity)
+        results, theirs = self._children.split(results)
+        if refused := child_refusals(self._children, theirs):
+            raise ValueError(' '.join(reason for _, reason in refused))
+        if theirs and not (results.tool_call_ids or results.metadata):
+            return
         if self._ports is None:
             raise ValueError('The run is not waiting for deferred tool results yet.')
-        _credit(results, caller.identity)
         self._ports.check_results(results)
 
     # Waits for external events.
@@ -342,18 +373,30 @@ class AgentWorkflowHandlers:
         those it approved already), and the external calls; `None` if that leaves nothing.
         """
         ports = self._ports
-        if ports is None or ports.pending is None:
-            return None
-        remaining = ports.pending.remaining(ports.collected)
-        if caller is None or remaining is None or ports.ballots is None:
+        remaining = (
+            ports.pending.remaining(ports.collected) if ports is not None and ports.pending is not None else None
+        )
+        if caller is not None and remaining is not None and ports is not None and ports.ballots is not None:
+            ballots = ports.ballots
+            approvals = [call for call in remaining.approvals if ballots.may_answer(call.tool_call_id, caller)]
+            remaining = only_approvals(remaining, approvals)
+        theirs = self._children.pending()
+        if theirs is not None and caller is not None:
+            approvals = [call for call in theirs.approvals if self._child_may_answer(call.tool_call_id, caller)]
+            theirs = only_approvals(theirs, approvals)
+        if theirs is None:
             return remaining
-        ballots = ports.ballots
-        approvals = [call for call in remaining.approvals if ballots.may_answer(call.tool_call_id, caller)]
-        if not approvals and not remaining.calls:
-            return None
-        ids = {call.tool_call_id for call in [*approvals, *remaining.calls]}
-        metadata = {k: v for k, v in remaining.metadata.items() if k in ids}
-        return DeferredToolRequests(calls=remaining.calls, approvals=approvals, metadata=metadata)
+        if remaining is None:
+            return theirs
+        return DeferredToolRequests(
+            calls=[*remaining.calls, *theirs.calls],
+            approvals=[*remaining.approvals, *theirs.approvals],
+            metadata={**remaining.metadata, **theirs.metadata},
+        )
+
+    def _child_may_answer(self, path: str, caller: str) -> bool:
+        _, theirs = self._children.split(DeferredToolResults(approvals={path: True}, answered_by={path: caller}))
+        return not child_refusals(self._children, theirs)
 
     @workflow.query(name='new_messages')
     def new_messages(self, page: MessagePage | None = None) -> list[ModelMessage]:
@@ -401,6 +444,7 @@ class AgentWorkflowHandlers:
         """Where the run is: state, step and usage, what it rejected, and its waits for external events."""
         status = self._status
         waiting = self._ports is not None and self._ports.pending is not None
+        waiting = waiting or self._children.pending() is not None
         if status.state == 'running' and waiting:
             status = replace(status, state='awaiting_deferred_tools')
         ports = self._ports
@@ -408,7 +452,7 @@ class AgentWorkflowHandlers:
             status,
             external_events=self._event_waits.pending(),
             decisions=self._decisions[-MAX_DECISIONS_KEPT:],
-            open_approvals=ports.open_approvals() if ports is not None else [],
+            open_approvals=[*(ports.open_approvals() if ports is not None else []), *self._children.open_approvals()],
         )
 
 

@@ -56,6 +56,26 @@ def researcher() -> Agent[None, str]:
     return agent
 
 
+def approving_researcher() -> Agent[None, str]:
+    """A child that looks a fact up, then publishes it: publishing needs a person's approval."""
+    agent = Agent(
+        tools_then_text(ToolCallPart('lookup', {'topic': 'tides'}, 'r-1'), ToolCallPart('publish', {}, 'r-2')),
+        name='researcher',
+    )
+
+    @agent.tool_plain
+    def lookup(topic: str) -> str:
+        tool_log.append(f'lookup {topic}')
+        return f'{topic} follow the moon'
+
+    @agent.tool_plain(requires_approval=True)
+    def publish() -> str:
+        tool_log.append('publish')
+        return 'published'
+
+    return agent
+
+
 def failing_researcher() -> Agent[None, str]:
     """A child whose model keeps calling a tool that does not exist, until the run gives up."""
 

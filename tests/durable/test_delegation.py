@@ -3,19 +3,20 @@ and durably, where the other agent's run is a child workflow of the parent's."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError
 
 from agent import Agent
 from worker import build_worker
 from workflows import AgentRunOutput
 from workflows.client import AgentClient
 
-from .delegation_agents import agents_of, failing_researcher, researcher, tool_log
+from .delegation_agents import agents_of, approving_researcher, failing_researcher, researcher, tool_log
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -78,3 +79,51 @@ async def test_a_failing_child_gives_the_delegating_tool_its_error_as_in_process
     assert durable.output == in_process.output
     assert durable.output.startswith('The researcher failed: ')
     assert 'no_such_tool' in durable.output or 'retries' in durable.output
+
+
+async def test_a_childs_approval_is_listed_and_answered_at_the_parent(client: Client, task_queue: str) -> None:
+    tool_log.clear()
+    async with build_worker(client, agents_of(approving_researcher()), task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue, identity='alice')
+        handle = await agents.start('router', 'Why are there tides?', workflow_id=f'router-{uuid.uuid4()}')
+        pending = await until(lambda: agents.pending(handle.id))
+        assert [(c.tool_call_id, c.tool_name) for c in pending.approvals] == [('p-1/r-2', 'publish')]
+        status = await agents.status(handle.id)
+        assert status.state == 'awaiting_deferred_tools'
+        # The inbox lists the parent (where the approval is answered), not the child.
+        listed = await until(lambda: _listed(agents, handle.id))
+        assert [run.workflow_id for run in listed] == [handle.id]
+        with pytest.raises(WorkflowUpdateFailedError) as unknown:
+            await agents.approve(handle.id, approvals={'p-1/r-9': True})
+        assert "is not waiting for approvals of 'r-9'" in str(unknown.value.cause)
+        assert tool_log == ['lookup tides']
+        await agents.approve(handle.id, approvals={'p-1/r-2': True})
+        result = await agents.result(handle.id)
+        (child_id,) = await _children(client, handle.id)
+        child = await agents.status(child_id)  # the child's own status names who approved
+    assert result.output == 'tides follow the moon + published'
+    assert tool_log == ['lookup tides', 'publish']
+    assert [(r.tool_call_id, r.decision, r.by) for r in child.decisions] == [('r-2', 'approve', ['alice'])]
+
+
+async def until(probe: Any) -> Any:
+    """What `probe()` answers once it answers something (bounded)."""
+    async with asyncio.timeout(30):
+        while not (answer := await probe()):  # noqa: ASYNC110 (asks the server; nothing to wait on here)
+            await asyncio.sleep(0.05)
+        return answer
+
+
+async def _listed(agents: AgentClient, workflow_id: str) -> list[Any]:
+    runs = await agents.inbox()
+    mine = [run for run in runs if run.workflow_id.startswith(workflow_id)]
+    return mine if any(run.workflow_id == workflow_id for run in mine) else []
+
+
+async def _children(client: Client, workflow_id: str) -> list[str]:
+    events = (await client.get_workflow_handle(workflow_id).fetch_history()).events
+    return [
+        e.start_child_workflow_execution_initiated_event_attributes.workflow_id
+        for e in events
+        if e.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
+    ]
