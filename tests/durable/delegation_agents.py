@@ -3,6 +3,7 @@ durable runs alike (see `test_delegation.py`)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agent import Agent, ModelRetry, RunContext
@@ -74,6 +75,29 @@ def approving_researcher() -> Agent[None, str]:
         return 'published'
 
     return agent
+
+
+class Slow:
+    """A child whose one tool waits until cancelled, saying when it started and when it was cancelled."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = asyncio.Event()
+
+    def agent(self) -> Agent[None, str]:
+        agent = Agent(tools_then_text(ToolCallPart('dig', {}, 'r-1')), name='researcher')
+
+        @agent.tool_plain
+        async def dig() -> str:
+            self.started.set()
+            try:
+                await asyncio.Event().wait()  # only a cancellation ends it
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                raise
+            return 'never'
+
+        return agent
 
 
 def failing_researcher() -> Agent[None, str]:

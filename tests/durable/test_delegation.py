@@ -9,14 +9,15 @@ from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
 
 from agent import Agent
 from worker import build_worker
-from workflows import AgentRunOutput
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ConversationMessage
+from workflows._types import CancelTurnResult
 from workflows.client import AgentClient
 
-from .delegation_agents import agents_of, approving_researcher, failing_researcher, researcher, tool_log
+from .delegation_agents import Slow, agents_of, approving_researcher, failing_researcher, researcher, tool_log
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -127,3 +128,27 @@ async def _children(client: Client, workflow_id: str) -> list[str]:
         for e in events
         if e.event_type == EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
     ]
+
+
+async def test_cancelling_the_parents_turn_cancels_the_child_run(client: Client, task_queue: str) -> None:
+    slow = Slow()
+    async with build_worker(client, agents_of(slow.agent()), task_queue=task_queue):
+        handle = await client.start_workflow(
+            AgentWorkflow.run,
+            AgentRunInput(agent='router', conversation=True),
+            id=f'router-{uuid.uuid4()}',
+            task_queue=task_queue,
+        )
+        turn = asyncio.create_task(
+            handle.execute_update('send_message', ConversationMessage('dig'), result_type=AgentRunOutput)
+        )
+        await asyncio.wait_for(slow.started.wait(), 30)
+        (child_id,) = await _children(client, handle.id)
+        cancelled = await handle.execute_update('cancel_turn', result_type=CancelTurnResult)
+        with pytest.raises(WorkflowUpdateFailedError):
+            await asyncio.wait_for(turn, 30)
+        await asyncio.wait_for(slow.cancelled.wait(), 30)  # the child's tool heard of it
+        child = await client.get_workflow_handle(child_id).describe()
+        await handle.signal(AgentWorkflow.close_conversation)
+    assert cancelled.cancelled
+    assert child.status == WorkflowExecutionStatus.CANCELED
