@@ -32,13 +32,15 @@ def start_worker(
     *,
     stdout: int = asyncio.subprocess.DEVNULL,
     agent: str = 'crash_agent',
+    agents: list[str] | None = None,
 ) -> AbstractAsyncContextManager[asyncio.subprocess.Process]:
-    """`worker.py` serving `agent` on `task_queue`, its tools logging to `log`; killed on exit if still running."""
+    """`worker.py` serving `agent` of the crash agents (or the `agents` given, as `module:attribute`) on
+    `task_queue`, its tools logging to `log`; killed on exit if still running."""
     return started(
         sys.executable,
         str(ROOT / 'worker.py'),
         '--agents',
-        f'tests.durable.crash_agent:{agent}',
+        *(agents or [f'tests.durable.crash_agent:{agent}']),
         '--address',
         env.client.service_client.config.target_host,
         '--task-queue',

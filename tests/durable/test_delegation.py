@@ -4,12 +4,15 @@ and durably, where the other agent's run is a child workflow of the parent's."""
 from __future__ import annotations
 
 import asyncio
+import signal
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
+from temporalio.testing import WorkflowEnvironment
 
 from agent import Agent
 from worker import build_worker
@@ -18,6 +21,7 @@ from workflows._types import CancelTurnResult
 from workflows.client import AgentClient
 
 from .delegation_agents import Slow, agents_of, approving_researcher, failing_researcher, researcher, tool_log
+from .test_crash_resume import start_worker, wait_for_line
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -152,3 +156,28 @@ async def test_cancelling_the_parents_turn_cancels_the_child_run(client: Client,
         await handle.signal(AgentWorkflow.close_conversation)
     assert cancelled.cancelled
     assert child.status == WorkflowExecutionStatus.CANCELED
+
+
+async def test_a_worker_killed_during_the_childs_tool_reruns_only_that_tool(
+    temporal_env: WorkflowEnvironment, client: Client, task_queue: str, tmp_path: Path
+) -> None:
+    log = tmp_path / 'tools.log'
+    agents = ['tests.durable.crash_delegation_agents:router', 'tests.durable.crash_delegation_agents:researcher']
+    async with start_worker(temporal_env, task_queue, log, agents=agents) as first:
+        handle = await AgentClient(client, task_queue=task_queue).start('router', 'go')
+        await wait_for_line(log, 'dig r-2')
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+    async with start_worker(temporal_env, task_queue, log, agents=agents):
+        result = await asyncio.wait_for(AgentClient(client, task_queue=task_queue).result(handle.id), 60)
+    assert result.output == 'prepared + looked up + dug'
+    # Completed steps never ran again: the parent's first tool, the child's first tool. The interrupted tool ran
+    # again; the delegating tool ran once to start the child and once to take its result.
+    assert log.read_text().splitlines() == [
+        'prepare p-1',
+        'ask_researcher p-2',
+        'lookup r-1',
+        'dig r-2',
+        'dig r-2',
+        'ask_researcher p-2',
+    ]
