@@ -58,7 +58,7 @@ from workflows._dev_server import (
 )
 from workflows._eviction import WaitingRunEvictions
 from workflows._process import exit_process
-from workflows._registry import set_workflow_side_errors
+from workflows._registry import release_agent, set_workflow_side_errors
 from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate
 from workflows._telemetry import runtime_with_prometheus
@@ -243,6 +243,7 @@ def build_worker(
     return AgentWorker(
         with_tracing(with_encryption(with_data_converter(client)), tracer_provider),
         remote_toolsets=remote,
+        registered=[(name, task_queue) for name in agents],
         search_attributes=search_attributes,
         evict_waiting_runs=evict_waiting_runs,
         owned_executor=owned_executor,
@@ -281,7 +282,8 @@ class AgentWorker(Worker):
 
     Before it polls, it settles whether new runs record search attributes (see `workflows._search_attributes`).
     With `evict_waiting_runs`, runs waiting for a person leave its workflow cache (see `workflows._eviction`).
-    `owned_executor` (the activation thread pool `build_worker` made) is shut down when it stops.
+    `owned_executor` (the activation thread pool `build_worker` made) is shut down when it stops, and the agents it
+    `registered` (as `(name, task queue)`) are released from the registry.
     """
 
     def __init__(
@@ -292,6 +294,7 @@ class AgentWorker(Worker):
         search_attributes: bool | None = None,
         evict_waiting_runs: bool = False,
         owned_executor: ThreadPoolExecutor | None = None,
+        registered: Sequence[tuple[str, str]] = (),
         **options: Any,
     ) -> None:
         self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
@@ -306,6 +309,7 @@ class AgentWorker(Worker):
             self._evictions.install(self)
         self._remote_toolsets = list(remote_toolsets)
         self._owned_executor = owned_executor
+        self._registered = list(registered)
 
     @property
     def waiting_runs_evicted(self) -> int:
@@ -323,6 +327,8 @@ class AgentWorker(Worker):
             if self._owned_executor is not None:
                 # The SDK leaves a pool it was given alone; its threads end once idle.
                 self._owned_executor.shutdown(wait=False)
+            for name, task_queue in self._registered:
+                release_agent(name, task_queue)
 
 
 def workflow_runner(*, sandboxed: bool = True) -> WorkflowRunner:

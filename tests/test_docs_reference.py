@@ -15,13 +15,20 @@ from temporalio import workflow
 
 import agent._deferred
 import workflows._approval_policy
+import workflows._children
 import workflows._decisions
 import workflows._types
 from tests._docs import ROOT, section
 from workflows._agent_workflow import AgentWorkflow
 
 REFERENCE = 'docs/reference.md'
-TYPE_MODULES = (workflows._types, workflows._approval_policy, workflows._decisions, agent._deferred)
+TYPE_MODULES = (
+    workflows._types,
+    workflows._approval_policy,
+    workflows._decisions,
+    workflows._children,
+    agent._deferred,
+)
 
 
 def definition() -> Any:

@@ -23,6 +23,7 @@ __all__ = (
     'register_agent',
     'registered_agents',
     'registered_names',
+    'release_agent',
     'retries_workflow_side_errors',
     'set_workflow_side_errors',
 )
@@ -36,13 +37,16 @@ workflow task until a worker with fixed code resumes it (see `workflows._failure
 choice to user code's errors in its model-request activities (see `activities._transient`)."""
 
 _entries: dict[tuple[str, str], DurableAgent] = {}
+_holders: dict[tuple[str, str], int] = {}  # how many registrations (running workers) hold each entry
 _retrying_queues: set[str] = set()
 
 
 def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_queue: str = ANY_TASK_QUEUE) -> None:
     """Register an agent (with its durable options, if given) under `name` for `task_queue`.
 
-    Registering the same agent again replaces its options.
+    Registering the same agent again replaces its options. Each registration holds the name until
+    `release_agent` (a worker releases its agents when it stops, so a later worker in the same process, a notebook
+    cell run again, may register a new agent under the name).
 
     Raises:
         UserError: if the name is not a valid activity name part, or another agent holds it on that queue.
@@ -52,8 +56,23 @@ def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_que
     durable = agent if isinstance(agent, DurableAgent) else DurableAgent(agent)
     existing = _entries.get((task_queue, name))
     if existing is not None and existing.agent is not durable.agent:
-        raise UserError(f'Another agent is already registered as {name!r} on task queue {task_queue!r}')
+        raise UserError(
+            f'Another agent is already registered as {name!r} on task queue {task_queue!r} (by a worker that is '
+            'still running in this process)'
+        )
     _entries[(task_queue, name)] = durable
+    _holders[(task_queue, name)] = _holders.get((task_queue, name), 0) + 1
+
+
+def release_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> None:
+    """Let go of one registration of `name` on `task_queue`; the last one removes the agent from the registry."""
+    key = (task_queue, name)
+    held = _holders.get(key, 0) - 1
+    if held > 0:
+        _holders[key] = held
+        return
+    _holders.pop(key, None)
+    _entries.pop(key, None)
 
 
 def get_durable_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> DurableAgent:
@@ -104,5 +123,6 @@ def registered_agents() -> dict[tuple[str, str], DurableAgent]:
 
 
 def unregister(name: str, task_queue: str = ANY_TASK_QUEUE) -> None:
-    """Remove a registration (e.g. when a worker shuts down)."""
+    """Remove a name's registration, however many hold it."""
     _entries.pop((task_queue, name), None)
+    _holders.pop((task_queue, name), None)
