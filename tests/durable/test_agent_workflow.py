@@ -128,8 +128,10 @@ async def test_approvals_wait_durably_and_resolve_in_parts(client: Client, task_
                 AgentWorkflow.resolve_deferred_tools, DeferredToolResults(approvals={'ghost': True})
             )
 
-        still: DeferredToolRequests | None = await handle.execute_update(
-            AgentWorkflow.resolve_deferred_tools, DeferredToolResults(approvals={'del-b': ToolDenied('keep b')})
+        still = await handle.execute_update(
+            'resolve_deferred_tools',
+            DeferredToolResults(approvals={'del-b': ToolDenied('keep b')}),
+            result_type=DeferredToolRequests,
         )
         assert still is not None
         assert [c.tool_call_id for c in still.approvals] == ['del-a']
