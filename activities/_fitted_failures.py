@@ -100,20 +100,52 @@ def fitted_failure(error: BaseException) -> tuple[Failure, bool]:
     return failure, fit(failure, RETRIED_FAILURE_LIMIT if retried else FAILURE_LIMIT)
 
 
+_REDACTION_MARGIN = 4096
+"""Characters redacted past what a failure can keep: a text is redacted only that far (redacting megabytes in a
+workflow task would take seconds), and its last `_PARTIAL_SECRET` of them are dropped, where a secret the cut went
+through could be left half unredacted."""
+
+_PARTIAL_SECRET = 256
+"""Longer than any key a worker knows."""
+
+
+def _redacted_start(text: str, keep: int) -> str:
+    """`text` redacted, or of a longer text its start, redacted: more than the `keep` characters a failure keeps."""
+    if len(text) <= keep + _REDACTION_MARGIN:
+        return redact(text)
+    return redact(text[: keep + _REDACTION_MARGIN])[:-_PARTIAL_SECRET]
+
+
+def _precut(text: str, keep: int) -> int | None:
+    """The length of `text` if `_redacted_start` or `_redacted_end` redact only part of it, else `None`."""
+    return len(text) if len(text) > keep + _REDACTION_MARGIN else None
+
+
+def _redacted_end(text: str, keep: int) -> str:
+    """As `_redacted_start`, keeping the end (a stack trace's last frames)."""
+    if len(text) <= keep + _REDACTION_MARGIN:
+        return redact(text)
+    return redact(text[-(keep + _REDACTION_MARGIN) :])[_PARTIAL_SECRET:]
+
+
 @dataclass
 class _Link:
-    """One failure of a chain: its whole (redacted) text and how much of it is kept."""
+    """One failure of a chain: its (redacted) text, how long it was, and how much of it is kept."""
 
     failure: Failure
     message: str
     stack_trace: str
+    message_length: int | None
+    """The length of the message `message` is the redacted start of, if it is only that (else `None`)."""
+    stack_trace_length: int | None
+    """As `message_length`, of the stack trace's end."""
     message_limit: int = MESSAGE_LIMIT
     stack_trace_limit: int = STACK_TRACE_LIMIT
     note: str = ''
 
     def render(self) -> None:
-        self.failure.message = cut(self.message, self.message_limit) + self.note
-        self.failure.stack_trace = _cut_start(self.stack_trace, self.stack_trace_limit)
+        self.failure.message = cut(self.message, self.message_limit, self.message_length) + self.note
+        self.failure.stack_trace = _cut_start(self.stack_trace, self.stack_trace_limit, self.stack_trace_length)
 
 
 def fit(failure: Failure, limit: int = FAILURE_LIMIT) -> bool:
@@ -127,7 +159,16 @@ def fit(failure: Failure, limit: int = FAILURE_LIMIT) -> bool:
     chain: list[_Link] = []
     link: Failure | None = failure
     while link is not None:
-        chain.append(_Link(link, redact(link.message), redact(link.stack_trace)))
+        message, trace = link.message, link.stack_trace
+        chain.append(
+            _Link(
+                link,
+                _redacted_start(message, MESSAGE_LIMIT),
+                _redacted_end(trace, STACK_TRACE_LIMIT),
+                _precut(message, MESSAGE_LIMIT),
+                _precut(trace, STACK_TRACE_LIMIT),
+            )
+        )
         link = link.cause if link.HasField('cause') else None
     for item in chain:
         details = item.failure.application_failure_info.details
@@ -161,20 +202,23 @@ def _shrink(chain: list[_Link]) -> bool:
     return True
 
 
-def cut(text: str, limit: int) -> str:
-    """`text`, or its start and a note of its length if it is longer than `limit` (the result never is)."""
-    if len(text) <= limit:
+def cut(text: str, limit: int, length: int | None = None) -> str:
+    """`text`, or its start and a note of its length if it is longer than `limit` (the result never is).
+
+    `length` is the length of the text `text` was cut from, if it was.
+    """
+    if len(text) <= limit and length is None:
         return text
-    note = f' … [cut: {len(text):,} characters in all]'
+    note = f' … [cut: {length or len(text):,} characters in all]'
     if limit <= len(note):
         return text[:limit]
     return text[: limit - len(note)] + note
 
 
-def _cut_start(text: str, limit: int) -> str:
-    if len(text) <= limit:
+def _cut_start(text: str, limit: int, length: int | None = None) -> str:
+    if len(text) <= limit and length is None:
         return text
-    note = f'[cut: {len(text):,} characters in all] … '
+    note = f'[cut: {length or len(text):,} characters in all] … '
     if limit <= len(note):
         return ''
     return note + text[len(text) - (limit - len(note)) :]
@@ -185,8 +229,8 @@ def headline(kind: str, message: str) -> str:
 
     What is left out is in the failure's cause, which keeps the whole (fitted) message.
     """
-    text = f'{kind}: {redact(message)}'
-    if len(text) <= HEADLINE_LIMIT:
+    text = f'{kind}: {_redacted_start(message, HEADLINE_LIMIT)}'
+    if len(text) <= HEADLINE_LIMIT and len(message) <= HEADLINE_LIMIT + _REDACTION_MARGIN:
         return text
     more = ' … [cut: the cause has more]'
     return text[: HEADLINE_LIMIT - len(more)] + more

@@ -11,7 +11,9 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 
 async def test_the_streamed_chat_scenario_streams_live_without_per_token_history_events(client: Client):
-    shape = ChatShape(turns=2, deltas=8, interval=0.03)
+    # The model streams for 1.25 s: long enough that the first delta reaches the client within it even on a busy
+    # machine (the property, not a speed: the figures themselves are the benchmark's).
+    shape = ChatShape(turns=2, deltas=6, interval=0.25)
 
     result = await streamed_chat(client, shape)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,8 @@ async def test_a_delegating_tool_runs_the_other_agent_as_a_child_run_with_the_sa
     # The parent's usage takes in the child's exactly once, as in process.
     assert durable.usage == in_process.usage()
     assert durable.usage.requests == 4  # two of the router's, two of the researcher's
-    # Each of the child's tools ran once per run (once in process, once durably).
-    assert tool_log == ['lookup tides', 'measure', 'lookup tides', 'measure']
+    # Each of the child's tools ran once per run (once in process, once durably; the two of a run at once).
+    assert sorted(tool_log) == ['lookup tides', 'lookup tides', 'measure', 'measure']
 
     parent = client.get_workflow_handle(workflow_id)
     events = (await parent.fetch_history()).events
@@ -172,12 +173,11 @@ async def test_a_worker_killed_during_the_childs_tool_reruns_only_that_tool(
         result = await asyncio.wait_for(AgentClient(client, task_queue=task_queue).result(handle.id), 60)
     assert result.output == 'prepared + looked up + dug'
     # Completed steps never ran again: the parent's first tool, the child's first tool. The interrupted tool ran
-    # again; the delegating tool ran once to start the child and once to take its result.
-    assert log.read_text().splitlines() == [
-        'prepare p-1',
-        'ask_researcher p-2',
-        'lookup r-1',
-        'dig r-2',
-        'dig r-2',
-        'ask_researcher p-2',
-    ]
+    # again; the delegating tool ran once to start the child and once to take its result. (Each run's two tools run
+    # at once, so only the counts are certain, not the order.)
+    assert Counter(log.read_text().splitlines()) == {
+        'prepare p-1': 1,
+        'ask_researcher p-2': 2,
+        'lookup r-1': 1,
+        'dig r-2': 2,
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from temporalio.api.failure.v1 import Failure
 
-from activities._fitted_failures import RETRIED_FAILURE_LIMIT, fit
+from activities._fitted_failures import MESSAGE_LIMIT, RETRIED_FAILURE_LIMIT, fit
 from activities._redaction import REDACTED, redact, remember_model_key
 from agent.models.openai import OpenAIChatModel
 from agent.providers.openai import OpenAIProvider
@@ -47,3 +47,27 @@ def test_a_retried_failure_keeps_the_start_of_every_message_within_four_kilobyte
     assert failure.message == 'The tool gave up'
     assert failure.cause.message.startswith('The report could not be built: xxx')
     assert failure.cause.message.endswith('[cut: 100,031 characters in all]')
+
+
+def test_a_huge_message_is_redacted_only_as_far_as_it_is_kept_and_says_how_long_it_was() -> None:
+    key = 'sk-proj-Zq81vL0cRkT5wXy2Nn7MaB3dEfGhJ'
+    # A key inside what is kept, and megabytes after it: only the start is redacted (a workflow task has seconds).
+    message = 'x' * (MESSAGE_LIMIT - 100) + f' {key} ' + 'y' * 3_000_000
+    failure = Failure(message=message, stack_trace=failure_trace(key))
+    fit(failure)
+    assert key not in failure.message
+    assert REDACTED in failure.message
+    assert failure.message.endswith(f'[cut: {len(message):,} characters in all]')
+    assert len(failure.message) <= MESSAGE_LIMIT
+    assert failure.stack_trace.endswith(f'last frame with {REDACTED}')
+    assert failure.stack_trace.startswith(f'[cut: {len(failure_trace(key)):,} characters in all]')
+
+
+def test_a_redacted_message_that_fits_gets_no_cut_note() -> None:
+    failure = Failure(message='bad key sk-proj-Zq81vL0cRkT5wXy2Nn7MaB3dEfGhJ')
+    fit(failure)
+    assert failure.message == f'bad key {REDACTED}'
+
+
+def failure_trace(key: str) -> str:
+    return 'frame\n' * 500_000 + f'last frame with {key}'
