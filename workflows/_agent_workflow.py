@@ -128,6 +128,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
         )
         watch_waiting(self._waits_for_people)  # the worker drops the run from its cache meanwhile
         self._children = Children()
+        self._answers_received = 0
 
     def _waits_for_people(self) -> bool:
         """Whether only a person can move the run on: deferred tool results, or the resolution of a wait for an
@@ -191,6 +192,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             tuple(own.tool_call_ids) if own is not None else (),
             tuple((a.tool_call_id, tuple(a.approved_by)) for a in votes),
             self._children.changed,
+            self._answers_received,
         )
 
     def _attributes_view(self) -> RunView:

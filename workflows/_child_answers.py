@@ -42,9 +42,10 @@ def child_refusals(children: Children, theirs: dict[str, DeferredToolResults]) -
     return refused
 
 
-async def forward_to_children(theirs: dict[str, DeferredToolResults]) -> None:
+async def forward_to_children(children: Children, theirs: dict[str, DeferredToolResults]) -> None:
     """Send each child its answers (ids without their path; `answered_by` says who gave them)."""
     for workflow_id, results in theirs.items():
+        children.forwarded(workflow_id, results)  # listed as answered until the child says what it still waits for
         await workflow.get_external_workflow_handle(workflow_id).signal('submit_deferred_tool_results', results)
 
 

@@ -83,6 +83,26 @@ class Children:
         self.changed += 1
         return True
 
+    def forwarded(self, workflow_id: str, results: DeferredToolResults) -> None:
+        """`results` went to the child: its calls are no longer listed as waiting until it says otherwise (it
+        reports again once it has taken them, listing any it still waits for)."""
+        report = self._pending.get(workflow_id)
+        if report is None or report.pending is None:
+            return
+        answered = results.tool_call_ids
+        remaining = only_approvals(
+            DeferredToolRequests(
+                calls=[c for c in report.pending.calls if c.tool_call_id not in answered],
+                approvals=report.pending.approvals,
+                metadata=report.pending.metadata,
+            ),
+            [c for c in report.pending.approvals if c.tool_call_id not in answered],
+        )
+        self._pending[workflow_id] = replace(report, pending=remaining)
+        if remaining is None:
+            del self._pending[workflow_id]
+        self.changed += 1
+
     def pending(self) -> DeferredToolRequests | None:
         """What the children wait for, under their paths (`None` for nothing)."""
         merged = DeferredToolRequests()

@@ -111,6 +111,8 @@ class AgentWorkflowHandlers:
     """The latest decision records of the run (see `workflows._decisions`)."""
     _children: Children
     """The run's child runs in progress and what they wait for (see `workflows._children`)."""
+    _answers_received: int
+    """How many `submit_deferred_tool_results` signals the run took (a child run reports after each)."""
 
     def _end_turn(self, turn: Turn) -> None:
         """Record that `turn` has ended (its `done`, `result` and `error` are set)."""
@@ -239,12 +241,13 @@ class AgentWorkflowHandlers:
             self._reject([Rejection(handler, str(exc))])
             return
         self._reject(rejected)
+        self._answers_received += 1  # a child run reports to its parent again, whatever the answer changed
         _credit(results, caller.identity)
         results, theirs = self._children.split(results)
         if theirs:
             refused = child_refusals(self._children, theirs)
             self._reject([Rejection(handler, reason, path) for path, reason in refused])
-            await forward_to_children(self._children.without(theirs, {path for path, _ in refused}))
+            await forward_to_children(self._children, self._children.without(theirs, {path for path, _ in refused}))
             if not (results.tool_call_ids or results.metadata):
                 return
         ports = self._ports
@@ -293,7 +296,7 @@ class AgentWorkflowHandlers:
         results, caller = _resolution(args)
         _credit(results, caller.identity)
         results, theirs = self._children.split(results)
-        await forward_to_children(theirs)
+        await forward_to_children(self._children, theirs)
         if results.tool_call_ids or results.metadata:
             assert self._ports is not None
             self._ports.add_results(results)

@@ -27,7 +27,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from agent._deferred import DeferredToolRequests
-from agent._parts import ModelMessage
+from agent._parts import ModelMessage, ModelResponse
 from agent.run import AgentRunResultEvent
 from agent.ui._event_stream import NativeEvent
 from agent.ui.web import ChatBackendError
@@ -199,8 +199,16 @@ class LiveTurn:
                 messages = await self._turn_messages()
             except RPCError:
                 return []  # best effort: the page reads the history
-        else:
-            messages = last.result.all_messages()
+            missing = shown.unshown_events(messages if from_start else messages[len(self.earlier) :])
+            # A sub-agent's calls (a child run's, by path) are in none of the turn's responses: they are shown as
+            # the response that asks for them, so the page has each call before its approval request.
+            for event in missing:
+                shown.see(event)
+            theirs = [
+                call for call in [*output.approvals, *output.calls] if not shown.showed_calls([call.tool_call_id])
+            ]
+            return missing + (shown.unshown_events([ModelResponse(parts=theirs)]) if theirs else [])
+        messages = last.result.all_messages()
         return shown.unshown_events(messages if from_start else messages[len(self.earlier) :])
 
 

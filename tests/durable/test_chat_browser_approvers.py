@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -112,9 +112,17 @@ class Served:
         return asyncio.run_coroutine_threadsafe(make, self.loop).result(BOUND)
 
 
+def ruled_agents(hub: TurnEventHub) -> dict[str, DurableAgent]:
+    """The page's agent under `RULES`, publishing its events to `hub`."""
+    return {'assistant': DurableAgent(ruled_agent(), event_stream_handler=InMemoryPublisher(hub), approval_rules=RULES)}
+
+
 @contextmanager
-def chat_with_worker(address: str, task_queue: str) -> Iterator[Served]:
-    """Serve the durable chat app and a worker of `task_queue` in a thread; yields once the server listens."""
+def chat_with_worker(
+    address: str, task_queue: str, agents: Callable[[TurnEventHub], dict[str, DurableAgent]] = ruled_agents
+) -> Iterator[Served]:
+    """Serve the durable chat app (its agent: `assistant`) and a worker of `task_queue` serving `agents(hub)` in a
+    thread; yields once the server listens."""
     listener = socket.create_server(('127.0.0.1', 0))
     port = listener.getsockname()[1]
     started: list[tuple[uvicorn.Server, asyncio.AbstractEventLoop, Client]] = []
@@ -124,12 +132,11 @@ def chat_with_worker(address: str, task_queue: str) -> Iterator[Served]:
         client = await connect(address)
         hub = TurnEventHub()
         backend = DurableChatBackend(client, agents=['assistant'], task_queue=task_queue, hub=hub)
-        durable = DurableAgent(ruled_agent(), event_stream_handler=InMemoryPublisher(hub), approval_rules=RULES)
         app = create_chat_app(backend, auth=user_by_token)
         server = uvicorn.Server(uvicorn.Config(app, log_level='warning', lifespan='off', timeout_graceful_shutdown=1))
         started.append((server, asyncio.get_running_loop(), client))
         try:
-            async with build_worker(client, {'assistant': durable}, task_queue=task_queue):
+            async with build_worker(client, agents(hub), task_queue=task_queue):
                 await server.serve(sockets=[listener])
         finally:
             backend.close()
