@@ -55,7 +55,7 @@ class Bench:
     sandboxed: bool = True
     """Whether the runtime's workers (and S6's replayer) run workflows in Temporal's sandbox (`--unsandboxed`)."""
     scenarios: tuple[str, ...] = ()
-    """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3, S5 and S9)."""
+    """The scenarios of this invocation, in order (S0 measures the floor of those among S1, S3, S5, S9 and S10)."""
     floor: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
     """The floor's figures (S0) per scenario it was measured for, reported next to that scenario's."""
 
@@ -78,8 +78,18 @@ def ms(seconds: float) -> float:
 
 def p90(values: Sequence[float]) -> float:
     """Nearest-rank 90th percentile."""
+    return nearest_rank(values, 0.9)
+
+
+def p95(values: Sequence[float]) -> float:
+    """Nearest-rank 95th percentile."""
+    return nearest_rank(values, 0.95)
+
+
+def nearest_rank(values: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile of `values` at `fraction` (0.9 for the 90th)."""
     ordered = sorted(values)
-    return ordered[max(0, math.ceil(0.9 * len(ordered)) - 1)]
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
 def rss_mb() -> float:

@@ -12,6 +12,9 @@ per step, and the final model request), each returning S2's 5000 bytes, replayed
 `BareFanOut` is S9's floor: a model request, as many tool activities as S9's response asks for, at most as many at
 once as the runtime runs (each starting as one ends, in order), each returning `DEFAULT_PAYLOAD` bytes, and a final
 model request.
+
+`BareDelegation` is S10's floor: a parent workflow with no activity that runs `BareWorkflow` (S1's floor) as its
+child and returns the child's result.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ with workflow.unsafe.imports_passed_through():
 
 __all__ = (
     'BARE_OUTPUT',
+    'BareDelegation',
     'BareFanOut',
     'BareSteps',
     'BareWorkflow',
@@ -155,6 +159,15 @@ class BareFanOut:
         return calls
 
 
+@workflow.defn(name='BareDelegation')
+class BareDelegation:
+    """A parent with no activity: it runs `BareWorkflow` as its child (its id plus `.child`) and returns its result."""
+
+    @workflow.run
+    async def run(self) -> str:
+        return await workflow.execute_child_workflow(BareWorkflow.run, False, id=f'{workflow.info().workflow_id}.child')
+
+
 def bare_client(client: Client) -> Client:
     """`client` with the SDK's default data converter (plain JSON payloads, nothing compressed)."""
     return Client(**{**client.config(), 'data_converter': DataConverter.default})
@@ -165,7 +178,7 @@ def bare_worker(client: Client, task_queue: str, **options: Any) -> Worker:
     return Worker(
         client,
         task_queue=task_queue,
-        workflows=[BareWorkflow, BareSteps, BareFanOut],
+        workflows=[BareWorkflow, BareSteps, BareFanOut, BareDelegation],
         activities=[*bare_activities(), bare_step, bare_fan_out_call],
         **options,
     )

@@ -1,9 +1,9 @@
-"""S0, the floor: what S1, S3, S5 and S9 measure, on a bare Temporal workflow (`bench.bare`), in the same invocation.
+"""S0, the floor: what S1, S3, S5, S9 and S10 measure, on bare Temporal workflows (`bench.bare`), in one invocation.
 
-`s0_floor` runs the bare workflow through the phases of the scenarios selected with it (S1's sequential and
-throughput phases, S3's approval, S5's thousand waiting runs, S9's fan-out) and keeps its figures on the `Bench`;
-`against_floor` then puts each of those scenarios' figures next to the floor's and as a ratio (`S0` and `over_S0`
-in the scenario's line), so a slow machine slows both sides and a regression still shows.
+`s0_floor` runs the bare workflows through the phases of the scenarios selected with it (S1's sequential and
+throughput phases, S3's approval, S5's thousand waiting runs, S9's fan-out, S10's parent and child) and keeps its
+figures on the `Bench`; `against_floor` then puts each of those scenarios' figures next to the floor's and as a
+ratio (`S0` and `over_S0` in the scenario's line), so a slow machine slows both sides and a regression still shows.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from temporalio.client import WorkflowHandle
 
 from ._support import Bench, bounded, history_stats, ms, new_task_queue, p90, retrying, rss_mb, within
 from .bare import bare_client, bare_worker, finish_bare, run_bare, start_bare, wait_bare
+from .delegation import delegation_floor, delegation_shape
 from .fan_out import fan_out_floor
 
 __all__ = ('FLOOR_FIGURES', 'against_floor', 'floor_of', 's0_floor')
@@ -43,6 +44,17 @@ FLOOR_FIGURES: dict[str, tuple[str, ...]] = {
         'proto_bytes_per_call',
         'workflow_tasks',
     ),
+    'S10': (
+        'median_ms',
+        'p95_ms',
+        'worker_cpu_ms_per_run',
+        'history_events',
+        'history_proto_bytes',
+        'parent_history_events',
+        'parent_history_proto_bytes',
+        'child_history_events',
+        'child_history_proto_bytes',
+    ),
 }
 """The figures of each scenario that the floor also measures, under the same names."""
 
@@ -57,7 +69,7 @@ def floor_of(scenario: str) -> str | None:
 
 
 async def s0_floor(bench: Bench) -> dict[str, Any]:
-    """The bare workflow through the phases of the selected scenarios among S1, S3, S5 and S9."""
+    """The bare workflows through the phases of the selected scenarios among S1, S3, S5, S9 and S10."""
     client = bare_client(bench.client)
     floor: dict[str, dict[str, Any]] = {}
     selected = {floor_of(key) for key in bench.scenarios} if bench.scenarios else set(FLOOR_FIGURES)
@@ -71,6 +83,10 @@ async def s0_floor(bench: Bench) -> dict[str, Any]:
         queue = new_task_queue('S0')
         async with bare_worker(client, queue):
             floor['S9'] = await fan_out_floor(bench, client, queue)
+    if 'S10' in selected:
+        queue = new_task_queue('S0')
+        async with bare_worker(client, queue):
+            floor['S10'] = await delegation_floor(client, queue, delegation_shape(bench))
     bench.floor.update(floor)
     return dict(floor)
 

@@ -1,7 +1,7 @@
 """Run the benchmark scenarios against a local Temporal dev server and print one JSON line per scenario.
 
 ```bash
-python -m bench.run                          # S0-S9
+python -m bench.run                          # S0-S10
 python -m bench.run --scenarios S1,S3 --quick
 ```
 
@@ -70,6 +70,7 @@ from .agents import (
 )
 from .chat import s8_streamed_chat
 from .crash import s4_crash_resume, s4_crash_resume_local
+from .delegation import s10_delegation
 from .fan_out import s9_fan_out
 from .floor import against_floor, floor_of, s0_floor
 from .instrumentation import s1_instrumentation_cost
@@ -358,9 +359,10 @@ SCENARIOS = {
     'S7': Scenario('marathon', s7_marathon, 1200),
     'S8': Scenario('streamed_chat', s8_streamed_chat, 600),
     'S9': Scenario('fan_out', s9_fan_out, 300),
+    'S10': Scenario('delegation', s10_delegation, 300),
 }
 
-UNSANDBOXABLE = ('S1', 'S1L', 'S2', 'S3', 'S3L', 'S5', 'S5L', 'S6', 'S7', 'S9')
+UNSANDBOXABLE = ('S1', 'S1L', 'S2', 'S3', 'S3L', 'S5', 'S5L', 'S6', 'S7', 'S9', 'S10')
 """The scenarios whose runtime workers `--unsandboxed` runs without the sandbox (the others' run in processes of
 their own, sandboxed; S0, the bare workflow, always is)."""
 
