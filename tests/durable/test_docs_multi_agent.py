@@ -56,3 +56,20 @@ async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_c
     assert [(child.workflow_type.name, child.workflow_id.startswith('tides-1.')) for child in children] == [
         ('AgentWorkflow', True)
     ]
+
+
+async def test_the_hand_off_example_runs_as_written(
+    temporal_env: WorkflowEnvironment, capsys: pytest.CaptureFixture[str]
+) -> None:
+    section = 'Programmatic hand-off'
+    (example,) = blocks(PAGE, 'python', section=section)
+    (printed,) = blocks(PAGE, 'text', section=section)
+    namespace: dict[str, Any] = {'__name__': 'docs_example'}
+    exec(compile(example.source.replace(RUN, ''), f'{PAGE}:{example.line}', 'exec'), namespace)
+
+    async def start_dev_server() -> SuiteServer:
+        return SuiteServer(temporal_env)
+
+    namespace['start_dev_server'] = start_dev_server
+    await asyncio.wait_for(namespace['main'](), 60)
+    assert capsys.readouterr().out == printed.source
