@@ -11,6 +11,10 @@ delegates several times is run once more per delegation, each run getting the ou
 So the code before a delegation runs again on each round, as it would on an activity retry: it must be safe to
 repeat (as Temporal asks of every activity). Only the last round's usage counts, the child's included once.
 
+The request carries the span current where the tool called `run(...)` (its `execute_tool` span, in a traced worker),
+as W3C trace context: the workflow starts the child under it, so the child's spans sit under the tool call that
+started them, as in process (see `workflows._tracing`).
+
 A run that cannot cross to another worker is refused with a one-line `UserError` saying what to change: a model
 given as an object (name it as `'<provider>:<model>'`), tools, capabilities or instructions added for the one run,
 or deps that do not serialize to the agent's `deps_type`.
@@ -22,21 +26,29 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from opentelemetry.baggage.propagation import W3CBaggagePropagator
+from opentelemetry.propagators.composite import CompositePropagator
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from pydantic import TypeAdapter
 
 from agent import exceptions
 from agent._agent_graph_state import GraphAgentState
 from agent._content import UserContent
+from agent._delegation import RunHandedOff
 from agent._parts import ModelMessage
 from agent.exceptions import AgentRunError, UserError
 from agent.models import Model
 from agent.run import AgentRunResult
 from agent.usage import RunUsage, UsageLimits
 
-__all__ = ('Delegate', 'DelegatedRun', 'DelegationOutcome', 'Delegations')
+__all__ = ('TRACE_CONTEXT', 'Delegate', 'DelegatedRun', 'DelegationOutcome', 'Delegations')
 
 _CROSSING = frozenset({'message_history', 'deps', 'model', 'model_settings', 'usage_limits', 'usage', 'metadata'})
 """The run arguments a delegated run takes (with `infer_name`, which only names the agent in process)."""
+
+TRACE_CONTEXT = CompositePropagator([TraceContextTextMapPropagator(), W3CBaggagePropagator()])
+"""How `DelegatedRun.trace_context` is written and read: W3C trace context and baggage, whatever the process's
+global propagators are (the workflow reading it may run in another process)."""
 
 
 @dataclass
@@ -61,6 +73,9 @@ class DelegatedRun:
     """The usage the tool passed (`usage=ctx.usage`: the parent's so far), which the child's limits count from."""
     metadata: dict[str, Any] | None = None
     """Run metadata."""
+    trace_context: dict[str, str] | None = None
+    """The span current where the tool started the run, as `TRACE_CONTEXT` headers (`traceparent`, ...): the parent
+    of the child run's spans. `None` when nothing was traced."""
 
 
 @dataclass
@@ -83,10 +98,11 @@ class DelegationOutcome:
     """The failure's type name (`UsageLimitExceeded`, `UnexpectedModelBehavior`, ...), to raise the same kind."""
 
 
-class Delegate(BaseException):
+class Delegate(RunHandedOff):
     """Stops the tool: a run it started goes to the workflow as `request`.
 
-    A `BaseException`, so a tool's `except Exception` around its `run(...)` call lets it through.
+    A `BaseException`, so a tool's `except Exception` around its `run(...)` call lets it through; not a failure of the
+    tool call's span (`RunHandedOff`).
     """
 
     def __init__(self, request: DelegatedRun) -> None:
@@ -146,7 +162,14 @@ def _request(
         usage_limits=kwargs.get('usage_limits'),
         usage=RunUsage() + usage if usage is not None else None,
         metadata=kwargs.get('metadata'),
+        trace_context=_trace_context(),
     )
+
+
+def _trace_context() -> dict[str, str] | None:
+    carrier: dict[str, str] = {}
+    TRACE_CONTEXT.inject(carrier)  # nothing when no span is current (an untraced worker)
+    return carrier or None
 
 
 def _result(agent: Any, outcome: DelegationOutcome, kwargs: dict[str, Any]) -> AgentRunResult[Any]:

@@ -3,7 +3,8 @@
 In process, a tool that calls `other_agent.run(...)` runs the other agent right there (Pydantic AI's agent
 delegation). A durable run's tool activity installs a `RunRedirect` for the tool's duration instead: the run of an
 agent the worker serves becomes a child run of the workflow (see `activities._delegation`). `Agent.run` asks
-`redirected` first and runs in process only when it answers `None`.
+`redirected` first and runs in process only when it answers `None`. A redirect that stops the tool while the run goes
+on elsewhere raises a `RunHandedOff`: control flow, which the tool's span does not count as a failure.
 """
 
 from __future__ import annotations
@@ -17,13 +18,22 @@ if TYPE_CHECKING:
     from ._content import UserContent
     from .run import AgentRunResult
 
-__all__ = ('RunRedirect', 'redirected', 'runs_redirected')
+__all__ = ('RunHandedOff', 'RunRedirect', 'redirected', 'runs_redirected')
 
 RunRedirect = Callable[
     [Any, 'str | Sequence[UserContent] | None', dict[str, Any]], Awaitable['AgentRunResult[Any] | None']
 ]
 """Given the agent, the user prompt and the run's keyword arguments, the run's result from elsewhere, or `None` to
 run it in process."""
+
+
+class RunHandedOff(BaseException):
+    """Stops a tool whose agent run goes on elsewhere; the tool runs again once it has ended.
+
+    A `BaseException`, so a tool's `except Exception` around its `run(...)` call lets it through. Not a failure: the
+    tool call's span ends without an error.
+    """
+
 
 _redirect: ContextVar[RunRedirect | None] = ContextVar('agent_run_redirect', default=None)
 

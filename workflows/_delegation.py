@@ -19,6 +19,7 @@ from agent._parts import ToolCallPart
 from agent.usage import RunUsage
 
 from ._run_details import shorten
+from ._tracing import started_under
 from ._types import AgentRunInput, AgentRunOutput
 
 __all__ = ('child_workflow_id', 'run_delegated')
@@ -44,14 +45,15 @@ async def run_delegated(request: DelegatedRun, call: ToolCallPart, activity_id: 
         delegated_by=call.tool_call_id,
     )
     try:
-        output = await workflow.execute_child_workflow(
-            'AgentWorkflow',
-            inp,
-            id=child_workflow_id(activity_id, number),
-            result_type=AgentRunOutput,
-            parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
-            static_summary=shorten(f'{request.agent}, for {call.tool_name} [{call.tool_call_id}]'),
-        )
+        with started_under(request.trace_context):  # the child's spans go under the tool call's (`workflows._tracing`)
+            output = await workflow.execute_child_workflow(
+                'AgentWorkflow',
+                inp,
+                id=child_workflow_id(activity_id, number),
+                result_type=AgentRunOutput,
+                parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
+                static_summary=shorten(f'{request.agent}, for {call.tool_name} [{call.tool_call_id}]'),
+            )
     except ChildWorkflowError as exc:
         cause = exc.cause
         if isinstance(cause, ApplicationError):

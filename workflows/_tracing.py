@@ -9,11 +9,11 @@ Three changes:
 - Temporal's `RunWorkflow` span gets a span id derived from the workflow run's id and is made the current span
   for the whole workflow run, replaying or not. The run's `invoke_agent` span (see `workflows._run_spans`) is
   therefore its child on every worker that replays the run.
-- Scheduling an activity records no span of its own (Temporal's interceptor records a zero-length
-  `StartActivity:...` span per activity, through a call out of the workflow sandbox): the activity's headers carry
-  the workflow's current span, so each attempt's `RunActivity` span is a direct child of `invoke_agent`. That
-  halves the spans of a tool loop, and the gap between the parent's start and an attempt's start still shows
-  the wait; the attempt's `temporalActivityID` tells attempts of one call apart from other calls.
+- Scheduling an activity or starting a child workflow records no span of its own (Temporal's interceptor records a
+  zero-length `StartActivity:...` or `StartChildWorkflow:...` span for each, through a call out of the workflow
+  sandbox): the headers carry the workflow's current span, so each attempt's `RunActivity` span is a direct child
+  of `invoke_agent`. That halves the spans of a tool loop, and the gap between the parent's start and an attempt's
+  start still shows the wait; the attempt's `temporalActivityID` tells attempts of one call apart from other calls.
 - An attempt's span is offered to the agent's instrumentation (`agent._instrumentation.AdoptableSpan`): an activity
   that is a model request or a tool call of an instrumented agent records one span per attempt, its `chat` or
   `execute_tool` span, carrying Temporal's attributes (`temporalActivityID`, `temporalWorkflowID`, `temporalRunID`)
@@ -23,6 +23,17 @@ Three changes:
 The trace reads `StartWorkflow > RunWorkflow > invoke_agent > chat / execute_tool`; a failed run
 adds Temporal's `CompleteWorkflow` span with the failure (a completed one needs none: `invoke_agent` ends with it).
 
+A tool that runs another served agent (delegation, see `activities._delegation`) starts a child run, traced under
+the `execute_tool` span of the tool round that called `run(...)`, where an in-process run's spans would be:
+`execute_tool > RunWorkflow > invoke_agent > ...` (the child's `RunWorkflow`, as every run's, names its workflow).
+That span is the tool activity's, and it has ended by the time the workflow starts the child (the round stopped at
+the call and handed the run over), so the round returns its context with the request and `started_under` makes it
+current while the workflow starts the child. The child outlasts the span it sits under; that is what happened, as
+the tool was stopped at that call for the child's whole run, and its next round (a second `execute_tool` span of
+the same call id, the child's sibling) goes on with the outcome. Under the parent's `invoke_agent`, with a link to
+the tool call, the child would read as one more operation of the step, and only the link would say which call it
+belongs to.
+
 Enabled when there is a tracer provider to record with: one given to `with_tracing` (and `build_worker`,
 `connect`, `AgentClient`), or a global one set with `opentelemetry.trace.set_tracer_provider`.
 """
@@ -30,7 +41,8 @@ Enabled when there is a tracer provider to record with: one given to `with_traci
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,17 +73,19 @@ from temporalio.worker import (
     ExecuteActivityInput,
     ExecuteWorkflowInput,
     StartActivityInput,
+    StartChildWorkflowInput,
     StartLocalActivityInput,
     WorkflowInboundInterceptor,
     WorkflowInterceptorClassInput,
     WorkflowOutboundInterceptor,
 )
 
+from activities._delegation import TRACE_CONTEXT
 from agent._instrumentation import ADOPTABLE_SPAN, AdoptableSpan
 
 from ._run_spans import FixedIds, deterministic_id
 
-__all__ = ('AgentTracingInterceptor', 'configured_tracer_provider', 'has_tracing', 'with_tracing')
+__all__ = ('AgentTracingInterceptor', 'configured_tracer_provider', 'has_tracing', 'started_under', 'with_tracing')
 
 TRACER_SCOPE = 'durable-agents.temporal'
 """The instrumentation scope of the interceptor's spans."""
@@ -106,6 +120,21 @@ def with_tracing(client: Client, tracer_provider: TracerProvider | None = None) 
         return client
     config['interceptors'] = [*config['interceptors'], AgentTracingInterceptor(provider)]
     return Client(**config)
+
+
+@contextmanager
+def started_under(trace_context: Mapping[str, str] | None) -> Iterator[None]:
+    """Make the span that `trace_context` carries (`activities._delegation.TRACE_CONTEXT` headers) the workflow's
+    current span for the block: a child workflow started in it is that span's child.
+
+    Nothing changes without a context (nothing was traced where it was taken).
+    """
+    if not trace_context:
+        yield
+        return
+    # Read into the current context: the run's baggage and the interceptor's own entries stay.
+    with attached_context(TRACE_CONTEXT.extract(trace_context, opentelemetry.context.get_current())):
+        yield
 
 
 @dataclass(frozen=True)
@@ -208,7 +237,8 @@ class _ActivityTracing(ActivityInboundInterceptor):
 
 
 class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):
-    """Temporal's workflow outbound tracing, except that activities get the current context without a span.
+    """Temporal's workflow outbound tracing, except that activities and child workflows get the current context
+    without a span.
 
     A run schedules all its activities under one context (its `invoke_agent` span), so the header made for it is
     kept and reused while that context stays current: encoding it is JSON through the payload converter, inside
@@ -226,6 +256,12 @@ class _ActivityContextOutbound(_TracingWorkflowOutboundInterceptor):
     def start_local_activity(self, input: StartLocalActivityInput) -> workflow.ActivityHandle[Any]:
         self._add_context(input)
         return self.next.start_local_activity(input)
+
+    async def start_child_workflow(self, input: StartChildWorkflowInput) -> workflow.ChildWorkflowHandle[Any, Any]:
+        if not workflow.unsafe.is_replaying():
+            # Not the kept header: a child is started under a span of its own (`started_under`), once.
+            input.headers = self.root._context_to_headers(input.headers)
+        return await self.next.start_child_workflow(input)
 
     def _add_context(self, input: StartActivityInput | StartLocalActivityInput) -> None:
         if workflow.unsafe.is_replaying():  # a replayed command is never sent: its headers go nowhere

@@ -5,7 +5,8 @@ metrics) and `tool_call_span` (`execute_tool <tool>`) take plain values, not a r
 capability, `InstrumentedModel` and code running a model request or tool call somewhere else (a durable
 activity) all emit the same spans with the same attributes. Each yields a small recorder whose `finish(...)`
 adds what is known only once the operation succeeded; a failure marks the span as an error with an
-`exception` event, except the deferrals (`ApprovalRequired`, `CallDeferred`), which are control flow.
+`exception` event, except the deferrals (`ApprovalRequired`, `CallDeferred`) and a tool's run handed elsewhere
+(`RunHandedOff`), which are control flow.
 
 Durations come from `now_utc()` (the runtime's one clock, see `agent._env`) and span timestamps from
 OpenTelemetry itself.
@@ -29,6 +30,7 @@ from opentelemetry.context import Context, create_key, get_value
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, TracerProvider, get_current_span
 from opentelemetry.util.types import AttributeValue
 
+from agent._delegation import RunHandedOff
 from agent._env import now_utc
 from agent._parts import ModelResponse
 from agent.exceptions import ApprovalRequired, CallDeferred
@@ -115,8 +117,10 @@ def _settings_attributes(settings: ModelSettings | None) -> dict[str, AttributeV
 
 
 def _record_failure(span: Span, error: BaseException, *, record_exception: bool = True) -> None:
-    if isinstance(error, ApprovalRequired | CallDeferred):
-        return  # a deferral waits for a human or another system: the span ends without an error
+    if isinstance(error, ApprovalRequired | CallDeferred | RunHandedOff):
+        # A deferral waits for a human or another system, a handed-off run goes on elsewhere (the tool runs again
+        # with its outcome): the span ends without an error.
+        return
     if record_exception:
         span.record_exception(error, escaped=True)
     span.set_status(Status(StatusCode.ERROR, f'{type(error).__name__}: {error}'))
