@@ -41,9 +41,10 @@ STARTUP_BOUND = 60.0  # seconds a worker may take to poll its task queue on a bu
 # A turn's first words reach the page within seconds, and later than Playwright's default 5 s on a busy machine.
 expect.set_options(timeout=20_000)
 # A killed worker's model request is retried once its heartbeat times out, on a new worker, whose process takes
-# several seconds to start on a busy machine.
-RECOVERY_MS = 60_000
+# several seconds to start on a busy machine; the wait for the page to follow the turn again covers both.
+RECOVERY_MS = int(STARTUP_BOUND * 1000) + 60_000
 INBOX_MS = 10_000  # visibility is eventually consistent and the inbox polls
+BROWSER_REPORT_OF_503 = 'Failed to load resource: the server responded with a status of 503 (Service Unavailable)'
 
 
 @contextmanager
@@ -212,6 +213,24 @@ def resumed_stream(response: Response) -> bool:
     return response.url.endswith('/stream') and response.status == 200
 
 
+def unavailable(response: Response) -> bool:
+    """The chat server could not serve a request of the page: no worker polls the task queue."""
+    return response.status == 503
+
+
+def take_reports_of_unavailable(pages: Pages) -> int:
+    """Take the browser's own reports of 503 answers out of `pages.errors`; return how many there were.
+
+    Chromium logs every answer with an error status as a console error, whatever the page does with it. The page
+    waits out a 503 (no worker yet) and says so quietly; any other console error or uncaught error still fails the
+    test.
+    """
+    reports = [e for e in pages.errors if e == f'console error: {BROWSER_REPORT_OF_503}']
+    for report in reports:
+        pages.errors.remove(report)
+    return len(reports)
+
+
 def assert_shown_once(page: Page, text: str) -> None:
     """`text` is the page's only answer, and appears in the conversation exactly once."""
     expect(answers(page)).to_have_text([text])
@@ -287,7 +306,8 @@ def test_a_turn_whose_worker_is_killed_mid_stream_finishes_on_a_new_worker_shown
     expect(answers(page).last).to_have_text('You')
 
     # Once the heartbeat times out, the model request runs again on the new worker and streams its first word
-    # again: the hub drops the dead attempt's events, the page's stream ends unfinished, and the page resumes.
+    # again: the hub drops the dead attempt's events, the page's stream ends unfinished, and the page resumes (on a
+    # busy machine the server may answer 503 until the new worker serves queries, which the page waits out).
     with page.expect_response(resumed_stream, timeout=RECOVERY_MS):
         workers.kill_running()
         workers.start()
@@ -296,3 +316,30 @@ def test_a_turn_whose_worker_is_killed_mid_stream_finishes_on_a_new_worker_shown
 
     assert_shown_once(page, 'You said: survive gate-crash the worker crash')
     expect(page.get_by_role('button', name='Send')).to_be_visible()
+    take_reports_of_unavailable(pages)
+
+
+def test_a_page_reopened_while_no_worker_serves_its_turn_waits_quietly_and_finishes_it_once_one_does(
+    pages: Pages, workers: Workers, gates: Path
+):
+    page = pages.open()
+    send(page, 'wait out gate-outage the worker outage')
+    expect(answers(page).last).to_have_text('You')
+    workers.kill_running()
+
+    # With no worker the server cannot read the conversation: the reopened page is answered 503, and waits.
+    with page.expect_response(unavailable, timeout=RECOVERY_MS):
+        page.reload()
+    expect(page.get_by_role('status')).to_have_text('Reconnecting…')
+    expect(page.get_by_role('alert')).to_have_count(0)
+
+    # A worker at last: the page reads the conversation, follows the turn the new worker finishes, and stops waiting.
+    with page.expect_response(resumed_stream, timeout=RECOVERY_MS):
+        workers.start()
+    expect(page.get_by_role('status')).to_have_count(0)
+    expect(answers(page)).to_have_text(['You'])
+    open_gate(gates, 'gate-outage')
+
+    assert_shown_once(page, 'You said: wait out gate-outage the worker outage')
+    expect(page.get_by_role('button', name='Send')).to_be_visible()
+    assert take_reports_of_unavailable(pages) >= 1

@@ -1,9 +1,10 @@
 import type { UIMessage } from 'ai';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Chat } from './Chat';
 import { Inbox } from './Inbox';
 import { TokenForm } from './TokenForm';
 import { Unauthorized, chatIdFromHash, getJson, newChatId } from './api';
+import { retryingFetch } from './reconnect';
 
 // What the chat panel shows: a conversation id and, for one restored from the server, its messages.
 interface Opened {
@@ -30,6 +31,9 @@ export function App() {
   const [agent, setAgent] = useState('');
   const [opened, setOpened] = useState<Opened | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Opening a conversation waits while the server cannot read it yet (e.g. until a worker serves it).
+  const [reconnecting, setReconnecting] = useState(false);
+  const reads = useMemo(() => retryingFetch(setReconnecting), []);
 
   const onError = useCallback((e: unknown) => {
     if (e instanceof Unauthorized) setNeedsToken(true);
@@ -61,14 +65,17 @@ export function App() {
       return;
     }
     if (opened?.id === id) return;
-    let cancelled = false;
-    getJson<UIMessage[]>(`/api/chat/${id}/messages`).then((messages) => {
-      if (!cancelled) setOpened({ id, messages: messages ?? [], restored: messages !== null });
-    }, onError);
-    return () => {
-      cancelled = true;
-    };
-  }, [hash, needsToken, opened?.id, onError]);
+    const opening = new AbortController();
+    getJson<UIMessage[]>(`/api/chat/${id}/messages`, { fetcher: reads, signal: opening.signal }).then(
+      (messages) => {
+        if (!opening.signal.aborted) setOpened({ id, messages: messages ?? [], restored: messages !== null });
+      },
+      (e) => {
+        if (!opening.signal.aborted) onError(e);
+      },
+    );
+    return () => opening.abort();
+  }, [hash, needsToken, opened?.id, onError, reads]);
 
   const newChat = () => {
     const id = newChatId();
@@ -107,6 +114,11 @@ export function App() {
       {error && (
         <p role="alert" className="error">
           {error}
+        </p>
+      )}
+      {reconnecting && (
+        <p role="status" className="muted status">
+          Reconnecting…
         </p>
       )}
       <div className="layout">

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { Message } from './Message';
 import { Unauthorized, authHeaders, getJson, post } from './api';
 import { type ConversationDecisions, decisionLines } from './decisions';
+import { retryingFetch } from './reconnect';
 
 function hasToolCalls(messages: UIMessage[]): boolean {
   return messages.some((m) => m.parts.some(isToolOrDynamicToolUIPart));
@@ -43,11 +44,17 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
   // The request in flight carries the answers to approvals.
   const answering = useRef(false);
   const [decided, setDecided] = useState<ConversationDecisions | null>(null);
+  // Following the turn again (the history, then the stream) waits while the server cannot serve it, e.g. until a
+  // new worker takes over, and says so quietly; what then still fails is shown once.
+  const [reconnecting, setReconnecting] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  const reads = useMemo(() => retryingFetch(setReconnecting), []);
   const transport = useMemo(
     () =>
       new DefaultChatTransport({
         api: '/api/chat',
         headers: () => authHeaders(),
+        fetch: reads,
         // The server keeps the history and takes only the newest message, so only that one is sent. The agent is
         // named when the conversation starts; afterwards the server knows it.
         prepareSendMessagesRequest: ({ id: chatId, messages, trigger, messageId }) => ({
@@ -60,7 +67,7 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
           },
         }),
       }),
-    [agent],
+    [agent, reads],
   );
   const { messages, setMessages, sendMessage, resumeStream, status, stop, error, addToolApprovalResponse } = useChat({
     id,
@@ -103,11 +110,12 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
   const decisions = useMemo(() => decisionLines(decided, messages), [decided, messages]);
 
   const restore = async () => {
-    const restored = await getJson<UIMessage[]>(`/api/chat/${id}/messages`);
+    const restored = await getJson<UIMessage[]>(`/api/chat/${id}/messages`, { fetcher: reads });
     if (restored) setMessages(restored);
   };
 
   const recover = async () => {
+    setFailure(null);
     try {
       await restore();
       const before = ended.current;
@@ -116,11 +124,12 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
       if (ended.current === before) await restore();
     } catch (e) {
       if (e instanceof Unauthorized) onUnauthorized();
-      else throw e;
+      else setFailure(e instanceof Error ? e.message : String(e));
     }
   };
 
-  const busy = status === 'submitted' || status === 'streaming' || stopping;
+  // While the page reconnects to a running turn, a new message would only be refused: the turn can be stopped.
+  const busy = status === 'submitted' || status === 'streaming' || stopping || reconnecting;
   const waitingForApproval = messages.some((m) =>
     m.parts.some((p) => 'state' in p && p.state === 'approval-requested'),
   );
@@ -130,6 +139,7 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
     const text = input.trim();
     if (!text || busy || waitingForApproval) return;
     setInput('');
+    setFailure(null);
     void sendMessage({ text });
   };
 
@@ -162,10 +172,16 @@ export function Chat({ id, agent, initialMessages, resume, onUnauthorized }: Cha
             />
           ))}
       </ol>
-      {status === 'submitted' && <p className="muted status">Thinking…</p>}
-      {error && (
+      {reconnecting ? (
+        <p role="status" className="muted status">
+          Reconnecting…
+        </p>
+      ) : (
+        status === 'submitted' && <p className="muted status">Thinking…</p>
+      )}
+      {(error || failure) && (
         <p role="alert" className="error">
-          Something went wrong: {errorText(error.message)}
+          Something went wrong: {errorText(error?.message ?? failure ?? '')}
         </p>
       )}
       <form className="composer" onSubmit={send}>

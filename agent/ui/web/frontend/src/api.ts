@@ -27,8 +27,12 @@ export function authHeaders(): Record<string, string> {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
-export async function getJson<T>(path: string): Promise<T | null> {
-  const response = await fetch(path, { headers: authHeaders() });
+// `fetcher` is how to fetch (`retryingFetch` for reads worth waiting for); `signal` gives the read up.
+export async function getJson<T>(
+  path: string,
+  { fetcher = fetch, signal }: { fetcher?: typeof fetch; signal?: AbortSignal } = {},
+): Promise<T | null> {
+  const response = await fetcher(path, { headers: authHeaders(), signal });
   if (response.status === 401) throw new Unauthorized();
   if (response.status === 404) return null;
   if (!response.ok) throw new Error(`${path}: ${response.status} ${response.statusText}`);
