@@ -131,11 +131,15 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._answers_received = 0
 
     def _waits_for_people(self) -> bool:
-        """Whether only a person can move the run on: deferred tool results, or the resolution of a wait for an
-        external event (read by the worker between activations)."""
+        """Whether only a person can move the run on: deferred tool results, the resolution of a wait for an
+        external event, or its children's (read by the worker between activations)."""
         ports = self._ports
-        if ports is None or ports.doing():
+        if ports is None:
             return False
+        if ports.doing():
+            # A parent whose only work in flight is child runs waiting for people waits for people too: the child's
+            # end (or a report) comes as an event, which a replay takes up.
+            return ports.only_children_waiting()
         return ports.waiting_for_people or self._event_waits.waiting_for_people
 
     @workflow.run

@@ -103,6 +103,10 @@ class Children:
             del self._pending[workflow_id]
         self.changed += 1
 
+    def waiting(self, workflow_id: str) -> bool:
+        """Whether `workflow_id` is a running child that said it waits for a person."""
+        return workflow_id in self.running and workflow_id in self._pending
+
     def pending(self) -> DeferredToolRequests | None:
         """What the children wait for, under their paths (`None` for nothing)."""
         merged = DeferredToolRequests()

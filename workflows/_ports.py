@@ -148,6 +148,10 @@ class WorkflowPorts(AnswerIntake):
         """The votes on the approvals the run waits for, under the agent's approval rules."""
         self._votes: dict[str, list[Vote]] = {}  # the last wait's votes, until its decisions are recorded
 
+    def only_children_waiting(self) -> bool:
+        """Whether all the run has in flight is child runs, each waiting for a person (nothing else moves it on)."""
+        return bool(self._in_flight) and all(self.children.waiting(key) for key in self._in_flight)
+
     def doing(self) -> tuple[str, ...]:
         """The model requests and tool calls in flight, as lines of the run's current details."""
         return tuple(self._in_flight.values())

@@ -23,6 +23,7 @@ from workflows.client import AgentClient
 
 from .delegation_agents import Slow, agents_of, approving_researcher, failing_researcher, researcher, tool_log
 from .test_crash_resume import start_worker, wait_for_line
+from .test_eviction import _cached as cached
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -181,3 +182,27 @@ async def test_a_worker_killed_during_the_childs_tool_reruns_only_that_tool(
         'lookup r-1': 1,
         'dig r-2': 2,
     }
+
+
+async def test_a_parent_whose_child_waits_for_a_person_leaves_the_workers_cache_too(
+    client: Client, task_queue: str
+) -> None:
+    worker = build_worker(client, agents_of(approving_researcher()), task_queue=task_queue)
+    async with worker:
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'Why are there tides?', workflow_id=f'router-{uuid.uuid4()}')
+        await until(lambda: agents.pending(handle.id))
+        (child_id,) = await _children(client, handle.id)
+        child_run = (await client.get_workflow_handle(child_id).describe()).run_id
+        parent_run = (await client.get_workflow_handle(handle.id).describe()).run_id
+        # Both wait for a person: neither holds memory on the worker meanwhile.
+        await until_true(lambda: not cached(worker, child_run) and not cached(worker, parent_run))
+        await agents.approve(handle.id, approvals={'p-1/r-2': True})
+        result = await agents.result(handle.id)
+    assert result.output == 'tides follow the moon + published'
+
+
+async def until_true(condition: Any) -> None:
+    async with asyncio.timeout(30):
+        while not condition():  # noqa: ASYNC110 (the worker's cache has no event to wait on)
+            await asyncio.sleep(0.02)
