@@ -1,11 +1,14 @@
 """Agents for the delegation crash test, run in a worker subprocess the test kills while the child's tool runs:
-`router` prepares, then asks `researcher`, whose second tool is slow. Every tool logs each run to `$CRASH_LOG`."""
+`router` prepares, then asks `researcher`, whose second tool is slow on its first attempt. Every tool logs each run
+to `$CRASH_LOG`."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from pathlib import Path
+
+from temporalio import activity
 
 from agent import Agent, RunContext
 from agent.messages import ToolCallPart
@@ -32,7 +35,8 @@ def lookup(ctx: RunContext[None]) -> str:
 @researcher.tool
 async def dig(ctx: RunContext[None]) -> str:
     _log(f'dig {ctx.tool_call_id}')
-    await asyncio.sleep(float(os.environ.get('CRASH_TOOL_SECONDS', '2')))  # the test kills the worker meanwhile
+    if activity.info().attempt == 1:
+        await asyncio.sleep(60)  # the test kills the worker meanwhile; the retry on the next worker is quick
     return 'dug'
 
 

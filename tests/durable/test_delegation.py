@@ -168,6 +168,10 @@ async def test_a_worker_killed_during_the_childs_tool_reruns_only_that_tool(
     async with start_worker(temporal_env, task_queue, log, agents=agents) as first:
         handle = await AgentClient(client, task_queue=task_queue).start('router', 'go')
         await wait_for_line(log, 'dig r-2')
+        # The child's other tool ran at the same time: its completion must be on the server before the kill, or
+        # Temporal rightly runs it again (a completion the dead worker never reported).
+        (child_id,) = await until(lambda: _children(client, handle.id))
+        await until(lambda: _completed(client, child_id, 'tool.r-1'))
         first.send_signal(signal.SIGKILL)
         await first.wait()
     async with start_worker(temporal_env, task_queue, log, agents=agents):
@@ -206,3 +210,19 @@ async def until_true(condition: Any) -> None:
     async with asyncio.timeout(30):
         while not condition():  # noqa: ASYNC110 (the worker's cache has no event to wait on)
             await asyncio.sleep(0.02)
+
+
+async def _completed(client: Client, workflow_id: str, activity_id_part: str) -> bool:
+    """Whether an activity of `workflow_id` whose id contains `activity_id_part` has completed, per its history."""
+    events = (await client.get_workflow_handle(workflow_id).fetch_history()).events
+    scheduled = {
+        e.event_id
+        for e in events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        and activity_id_part in e.activity_task_scheduled_event_attributes.activity_id
+    }
+    return any(
+        e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED
+        and e.activity_task_completed_event_attributes.scheduled_event_id in scheduled
+        for e in events
+    )
