@@ -124,6 +124,17 @@ def router(child: Agent[None, str]) -> Agent[None, str]:
     return agent
 
 
+def sync_router(child: Agent[None, str]) -> Agent[None, str]:
+    """The parent with a sync tool, which asks `child` with `run_sync` (run in a thread, in process as durably)."""
+    agent = Agent(tools_then_text(ToolCallPart('ask_researcher', {'question': 'why tides?'}, 'p-1')), name='router')
+
+    @agent.tool_plain
+    def ask_researcher(question: str) -> str:
+        return child.run_sync(question).output
+
+    return agent
+
+
 def agents_of(child: Agent[None, str]) -> dict[str, Any]:
     """Both agents, under the names a worker serves them by."""
     return {'router': router(child), 'researcher': child}

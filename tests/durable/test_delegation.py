@@ -21,7 +21,15 @@ from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, Conversation
 from workflows._types import CancelTurnResult
 from workflows.client import AgentClient
 
-from .delegation_agents import Slow, agents_of, approving_researcher, failing_researcher, researcher, tool_log
+from .delegation_agents import (
+    Slow,
+    agents_of,
+    approving_researcher,
+    failing_researcher,
+    researcher,
+    sync_router,
+    tool_log,
+)
 from .test_crash_resume import start_worker, wait_for_line
 from .test_eviction import _cached as cached
 
@@ -226,3 +234,16 @@ async def _completed(client: Client, workflow_id: str, activity_id_part: str) ->
         and e.activity_task_completed_event_attributes.scheduled_event_id in scheduled
         for e in events
     )
+
+
+async def test_run_sync_in_a_sync_tool_delegates_too(client: Client, task_queue: str) -> None:
+    child = researcher()
+    parent = sync_router(child)
+    in_process = await parent.run('Why are there tides?')
+    async with build_worker(client, {'router': parent, 'researcher': child}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'Why are there tides?')
+        durable = await agents.result(handle.id)
+        children = await _children(client, handle.id)
+    assert durable.output == in_process.output == ANSWER
+    assert len(children) == 1
