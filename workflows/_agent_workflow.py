@@ -184,8 +184,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
         while True:
             await workflow.wait_condition(lambda seen=last: self._report_key() != seen)
             last = self._report_key()
-            pending, approvals = self.pending_deferred_tools(), self.status().open_approvals
-            await report_to_parent(ChildPending(workflow.info().workflow_id, pending, approvals))
+            status = self.status()
+            report = ChildPending(workflow.info().workflow_id, self.pending_deferred_tools(), status.open_approvals)
+            report.decisions = status.decisions  # its children's are in its own status, under their paths
+            await report_to_parent(report)
 
     def _report_key(self) -> tuple[Any, ...]:
         """What changes when what the run waits for does: the pending ids and who approved what so far."""
@@ -197,6 +199,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             tuple((a.tool_call_id, tuple(a.approved_by)) for a in votes),
             self._children.changed,
             self._answers_received,
+            len(self._decisions),
         )
 
     def _attributes_view(self) -> RunView:
@@ -411,6 +414,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
         )
         # A run that continues in the middle carries the decisions it made so far (the last of the status's).
         self._run_decisions = list(inp.decisions or []) if inp.checkpoint is not None else []
+        children_decided = len(self._children.decisions)  # its children's decisions join its own from here
         ports.hold_early(self._early)
         self._early = DeferredToolResults()
         rng = workflow.random()
@@ -472,7 +476,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             usage=result.usage(),
             run_id=result.run_id,
             conversation_id=result.conversation_id,
-            decisions=list(self._run_decisions),
+            decisions=[*self._run_decisions, *self._children.decisions[children_decided:]],
         )
 
     def _authorize_token_answer(self, payload: Any, caller: str | None) -> str | None:

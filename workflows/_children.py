@@ -21,7 +21,7 @@ from typing import Any
 from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ToolCallPart
 
-from ._decisions import PendingApproval
+from ._decisions import DecisionRecord, PendingApproval
 
 __all__ = ('PATH_SEPARATOR', 'ChildPending', 'ChildRun', 'Children', 'only_approvals')
 
@@ -51,6 +51,8 @@ class ChildPending:
     """The calls it waits for (`None`: nothing, its wait is over)."""
     open_approvals: list[PendingApproval] = field(default_factory=list[PendingApproval])
     """Its approvals under approval rules, with who approved them so far."""
+    decisions: list[DecisionRecord] = field(default_factory=list[DecisionRecord])
+    """How its deferred calls were decided so far (its children's included, under their paths)."""
 
 
 class Children:
@@ -61,6 +63,9 @@ class Children:
         self._pending: dict[str, ChildPending] = {}
         self.changed = 0
         """Counts changes of what the children wait for (a run that is itself a child reports on each)."""
+        self.decisions: list[DecisionRecord] = []
+        """How the children's deferred calls were decided, under their paths, in the order the run learned it."""
+        self._decided: set[tuple[str, str]] = set()  # (child workflow id, call id) of the records above
 
     def started(self, child: ChildRun) -> None:
         """`child` has been started."""
@@ -80,6 +85,11 @@ class Children:
             self._pending.pop(report.workflow_id, None)
         else:
             self._pending[report.workflow_id] = report
+        prefix = self.running[report.workflow_id].tool_call_id + PATH_SEPARATOR
+        for record in report.decisions:
+            if (report.workflow_id, record.tool_call_id) not in self._decided:
+                self._decided.add((report.workflow_id, record.tool_call_id))
+                self.decisions.append(replace(record, tool_call_id=prefix + record.tool_call_id))
         self.changed += 1
         return True
 

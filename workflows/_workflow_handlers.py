@@ -454,7 +454,8 @@ class AgentWorkflowHandlers:
         return replace(
             status,
             external_events=self._event_waits.pending(),
-            decisions=self._decisions[-MAX_DECISIONS_KEPT:],
+            # The run's own and its children's (under their paths), in the order they were made.
+            decisions=sorted([*self._decisions, *self._children.decisions], key=lambda r: r.at)[-MAX_DECISIONS_KEPT:],
             open_approvals=[*(ports.open_approvals() if ports is not None else []), *self._children.open_approvals()],
         )
 

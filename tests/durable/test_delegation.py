@@ -116,9 +116,13 @@ async def test_a_childs_approval_is_listed_and_answered_at_the_parent(client: Cl
         result = await agents.result(handle.id)
         (child_id,) = await _children(client, handle.id)
         child = await agents.status(child_id)  # the child's own status names who approved
+        parent = await agents.status(handle.id)
     assert result.output == 'tides follow the moon + published'
     assert tool_log == ['lookup tides', 'publish']
     assert [(r.tool_call_id, r.decision, r.by) for r in child.decisions] == [('r-2', 'approve', ['alice'])]
+    # The parent's result and status name the decision too, under the path.
+    assert [(r.tool_call_id, r.decision, r.by) for r in result.decisions] == [('p-1/r-2', 'approve', ['alice'])]
+    assert [(r.tool_call_id, r.decision) for r in parent.decisions] == [('p-1/r-2', 'approve')]
 
 
 async def until(probe: Any) -> Any:
