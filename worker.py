@@ -56,6 +56,7 @@ from workflows._dev_server import (
     temporal_cli_path,
     web_ui_url,
 )
+from workflows._door import warm_up
 from workflows._eviction import WaitingRunEvictions
 from workflows._process import exit_process
 from workflows._registry import release_agent, set_workflow_side_errors
@@ -188,6 +189,7 @@ def build_worker(
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, malformed
             encryption keys, or a `workflow_side_errors` other than `'fail'` or `'retry'`.
     """
+    warm_up()  # the validators of what runs decode, built here rather than in a run's first workflow task
     activities: list[Any] = [ask_external_event]  # the `ask` of every agent's durable waits (`RequestInput`)
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []

@@ -25,7 +25,7 @@ from agent._deferred import DeferredToolApprovalResult, DeferredToolCallResult, 
 from ._data_converter import type_adapter
 from ._types import Rejection
 
-__all__ = ('InvalidInput', 'parse_deferred_results', 'parse_one', 'validate_json_value')
+__all__ = ('InvalidInput', 'parse_deferred_results', 'parse_one', 'validate_json_value', 'warm_up')
 
 T = TypeVar('T')
 
@@ -161,3 +161,46 @@ def parse_deferred_results(args: Sequence[Any], handler: str) -> tuple[DeferredT
             except InvalidInput as exc:
                 rejected.append(Rejection(handler, str(exc), str(call_id)))
     return results, rejected
+
+
+def warm_up() -> None:
+    """Build, before a worker polls, the validators of what its runs decode: what clients send (the run's input,
+    signals and updates, each entry of deferred results) and what activities and child runs return.
+
+    A validator is built once per process, on first use, and building one for a type as large as `AgentRunInput`
+    takes long enough on a busy machine that, done inside a run's first workflow task, it trips the SDK's deadlock
+    detector (2 s): the task fails and is retried, and a query waiting on it fails too.
+    """
+    from activities._types import CallToolOutput, ModelRequestOutput
+
+    from ._children import ChildPending
+    from ._types import (
+        AgentRunInput,
+        AgentRunOutput,
+        Caller,
+        CancelTurn,
+        ConversationMessage,
+        ExternalEventResolution,
+        MessagePage,
+        WaitForTurn,
+    )
+
+    for target in (
+        AgentRunInput,
+        AgentRunOutput,
+        ConversationMessage,
+        CancelTurn,
+        WaitForTurn,
+        MessagePage,
+        Caller,
+        ExternalEventResolution,
+        ChildPending,
+        DeferredToolResults,
+        bool | DeferredToolApprovalResult,
+        DeferredToolCallResult,
+        dict[str, Any],
+        ModelRequestOutput,
+        CallToolOutput,
+        Any,
+    ):
+        type_adapter(target)

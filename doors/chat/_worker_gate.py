@@ -31,12 +31,15 @@ from temporalio.api.enums.v1 import TaskQueueType, UpdateWorkflowExecutionLifecy
 from temporalio.api.taskqueue.v1 import TaskQueue
 from temporalio.api.update.v1 import UpdateRef, WaitPolicy
 from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest, PollWorkflowExecutionUpdateRequest
-from temporalio.client import Client, WorkflowUpdateRPCTimeoutOrCancelledError
+from temporalio.client import Client, WorkflowQueryFailedError, WorkflowUpdateRPCTimeoutOrCancelledError
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent.ui.web import BackendUnavailable
 
 __all__ = ('WorkerGate',)
+
+_DEADLOCK = 'TMPRL1101'
+"""The SDK's code for a workflow task that did not yield within its deadlock bound."""
 
 T = TypeVar('T')
 
@@ -97,6 +100,12 @@ class WorkerGate:
                 return await call
         except TimeoutError:
             raise self._no_answer(refused) from None
+        except WorkflowQueryFailedError as exc:
+            # A worker too busy to answer within the SDK's deadlock bound (a run's task replaying on a loaded
+            # machine): the next try may well be answered, as with no answer in time.
+            if _DEADLOCK in str(exc):
+                raise self._no_answer(refused) from exc
+            raise
         except RPCError as exc:
             # The server's own answer to a query when no worker polled the task queue lately.
             if exc.status == RPCStatusCode.FAILED_PRECONDITION and 'no poller' in exc.message:
