@@ -15,7 +15,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFailedError
 from temporalio.testing import WorkflowEnvironment
 
-from agent import Agent
+from agent import Agent, RunContext
+from agent.messages import ToolCallPart
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ConversationMessage
 from workflows._types import CancelTurnResult
@@ -27,8 +28,10 @@ from .delegation_agents import (
     approving_researcher,
     failing_researcher,
     researcher,
+    router,
     sync_router,
     tool_log,
+    tools_then_text,
 )
 from .test_crash_resume import start_worker, wait_for_line
 from .test_eviction import _cached as cached
@@ -251,3 +254,26 @@ async def test_run_sync_in_a_sync_tool_delegates_too(client: Client, task_queue:
         children = await _children(client, handle.id)
     assert durable.output == in_process.output == ANSWER
     assert len(children) == 1
+
+
+async def test_a_grandchilds_approval_is_answered_at_the_top_run(client: Client, task_queue: str) -> None:
+    # router -> editor (a middle agent that delegates too) -> researcher, whose `publish` waits for a person.
+    tool_log.clear()
+    researcher_agent = approving_researcher()
+    editor = Agent(tools_then_text(ToolCallPart('ask_researcher', {'question': 'tides?'}, 'e-1')), name='editor')
+
+    @editor.tool
+    async def ask_researcher(ctx: RunContext[None], question: str) -> str:
+        return (await researcher_agent.run(question, usage=ctx.usage)).output
+
+    agents_served = {'router': router(editor), 'editor': editor, 'researcher': researcher_agent}
+    async with build_worker(client, agents_served, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue, identity='alice')
+        handle = await agents.start('router', 'Why are there tides?')
+        pending = await until(lambda: agents.pending(handle.id))
+        assert [(c.tool_call_id, c.tool_name) for c in pending.approvals] == [('p-1/e-1/r-2', 'publish')]
+        await agents.approve(handle.id, approvals={'p-1/e-1/r-2': True})
+        result = await agents.result(handle.id)
+    assert result.output == 'tides follow the moon + published'
+    assert tool_log == ['lookup tides', 'publish']
+    assert [(r.tool_call_id, r.by) for r in result.decisions] == [('p-1/e-1/r-2', ['alice'])]
