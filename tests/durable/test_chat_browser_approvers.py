@@ -32,7 +32,7 @@ from agent.ui.web._auth import unauthorized
 from doors.chat import DurableChatBackend, InMemoryPublisher, TurnEventHub, chat_workflow_id
 from tests.ui.web.test_browser import CHROMIUM, CHROMIUM_ARGS, Pages, send
 from worker import build_worker, connect
-from workflows import ApprovalRule, DurableAgent
+from workflows import AgentWorkflow, ApprovalRule, DurableAgent
 from workflows.client import AgentClient
 
 T = TypeVar('T')
@@ -231,10 +231,21 @@ def test_a_call_needing_two_approvers_shows_the_first_then_both(pages: Pages, se
     page.get_by_role('button', name='Approve').click()
 
     expect(page.get_by_text('1 of 2 approvals (alice)')).to_be_visible()
-    # Bob approves from elsewhere (here, Python; the `agents approve` command alike).
+    # Bob approves from elsewhere (here, Python; the `agents approve` command alike); once the turn is over, the page
+    # (reloaded) shows its end and who approved.
     agents = AgentClient(served.client, task_queue=served.task_queue)
-    served.run(agents.approve(chat_workflow_id(chat_id(page)), approvals={'transfer-1': True}, caller='bob'))
+    workflow_id = chat_workflow_id(chat_id(page))
+    served.run(agents.approve(workflow_id, approvals={'transfer-1': True}, caller='bob'))
+    served.run(turn_over(served.client, workflow_id))
     page.reload()
 
     expect(page.get_by_text('Done: sent 900')).to_be_visible()
     expect(page.get_by_text('Approved by alice, bob')).to_be_visible()
+
+
+async def turn_over(client: Client, workflow_id: str) -> None:
+    """Return once the conversation's turn has ended (it waits for the next message)."""
+    handle = client.get_workflow_handle(workflow_id)
+    async with asyncio.timeout(BOUND - 1):
+        while (await handle.query(AgentWorkflow.status)).state != 'awaiting_message':  # noqa: ASYNC110
+            await asyncio.sleep(0.1)
