@@ -14,21 +14,13 @@ from temporalio.testing import WorkflowEnvironment
 
 from tests._docs import blocks
 
+from .test_docs_approval_rules import SuiteServer
+
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 PAGE = 'docs/multi-agent.md'
 SECTION = 'Delegation: a tool runs another agent'
 RUN = 'asyncio.run(main())'
-
-
-class SuiteServer:
-    """What the example's `start_dev_server()` returns here: the suite's server, which outlives the example."""
-
-    def __init__(self, env: WorkflowEnvironment) -> None:
-        self.client = env.client
-
-    async def shutdown(self) -> None:
-        """Leave the server to the suite's fixture."""
 
 
 async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_child_run(
