@@ -25,6 +25,7 @@ from ._content import UserContent
 from ._deferred import DeferredToolResults
 from ._delegation import redirected
 from ._deprecated_kwargs import toolsets_from_deprecated_kwargs
+from ._finished_run import FinishedRun
 from ._instructions import SystemPromptRunner, flatten_instructions
 from ._instrumentation import InstrumentationSettings
 from ._output_json_schema import output_json_schema
@@ -267,11 +268,36 @@ class Agent(
         `retries` sets this run's output retry budget (an int, or `{'output': n}`), ahead of the spec's and the
         agent's; `override(retries=...)` still wins over it. Tool budgets belong to the agent and its tools.
 
+        Called from a durable run's tool, on an agent the worker serves, the run is the workflow's child run: the
+        block gets it once it has ended, as a `FinishedRun` (see `agent._finished_run`).
+
         Raises:
             UserError: for tool retries in `retries`.
         """
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
+        given = dict(
+            output_type=output_type,
+            message_history=message_history,
+            deferred_tool_results=deferred_tool_results,
+            conversation_id=conversation_id,
+            model=model,
+            instructions=instructions,
+            deps=deps,
+            model_settings=model_settings,
+            usage_limits=usage_limits,
+            usage=usage,
+            metadata=metadata,
+            toolsets=toolsets,
+            capabilities=capabilities,
+            builtin_tools=builtin_tools,
+            event_stream_handler=event_stream_handler,
+            spec=spec,
+            retries=retries,
+        )
+        if (finished := await redirected(self, user_prompt, given)) is not None:
+            yield FinishedRun(finished, user_prompt)
+            return
         output_retries = _run_output_retries(retries)
         if (resolved := resolve_spec(spec)) is not None:
             if output_retries is None:
@@ -387,6 +413,10 @@ class Agent(
             self._infer_name(inspect.currentframe())
         output_type = kwargs.get('output_type')
         schema = OutputSchema.build(output_type) if output_type is not None else self._output_schema
+        if (finished := await redirected(self, user_prompt, kwargs)) is not None:
+            # A child run of the durable run (see `agent._finished_run`): complete, its streams give the output.
+            yield StreamedRunResult[Any]._finished(finished, schema)  # pyright: ignore[reportPrivateUsage]
+            return
         async with streamed_run(self, user_prompt, schema, self._output_validators, **kwargs) as result:
             yield result
 

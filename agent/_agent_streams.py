@@ -8,7 +8,9 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ._delegation import redirected
 from ._events import AgentStreamEvent, FinalResultEvent
+from ._finished_run import finished_events
 from ._output_schema import OutputSchema, OutputValidator
 from ._run_context import RunContext
 from ._streaming import LiveResponse, live_response
@@ -39,6 +41,10 @@ async def event_stream(
     event only once the consumer asks for the next one, so between two events it shows where the consumer is.
     Leaving the block before the run ends cancels it.
     """
+    if (finished := await redirected(agent, user_prompt, kwargs)) is not None:
+        # A child run of the durable run, over by now: its events happened there (see `agent._finished_run`).
+        yield finished_events(finished)
+        return
     # One event at a time: the run waits for the consumer, so what it shows mid-run (e.g. `all_messages()` of a
     # `run_stream` result) is where the consumer is, not wherever the run has raced ahead to.
     queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)

@@ -68,6 +68,14 @@ class StreamedRunResult(Generic[OutputDataT]):
         self._events_done = False
         self._ahead: list[Any] = []
 
+    @classmethod
+    def _finished(cls, result: AgentRunResult[Any], output_schema: OutputSchema) -> StreamedRunResult[Any]:
+        """A result whose run has already ended (elsewhere, see `agent._finished_run`): its streams yield the final
+        value at once."""
+        streamed = cls(_no_events(), output_schema)
+        streamed._result = result
+        return streamed
+
     async def _start(self) -> None:
         """Follow the run until its final response starts (or the run ends).
 
@@ -453,6 +461,8 @@ class StreamedRunResult(Generic[OutputDataT]):
     @property
     def conversation_id(self) -> str:
         """The id of the conversation the run belongs to."""
+        if self._result is not None:
+            return self._result.conversation_id
         ctx = self._run_context()
         conversation_id = ctx.conversation_id if ctx is not None else None
         assert conversation_id is not None
@@ -465,6 +475,11 @@ class StreamedRunResult(Generic[OutputDataT]):
             return self._result.metadata
         ctx = self._run_context()
         return ctx.metadata if ctx is not None else None
+
+
+async def _no_events() -> AsyncIterator[Any]:
+    return
+    yield  # an async generator that yields nothing
 
 
 _RESET: Any = object()

@@ -18,6 +18,7 @@ from agent.messages import (
     ToolReturnPart,
 )
 from agent.models.function import AgentInfo, FunctionModel
+from agent.run import AgentRunResult, AgentRunResultEvent
 
 tool_log: list[str] = []
 """What the child's tools did, in order (a replay or a retried round would add to it)."""
@@ -131,6 +132,54 @@ def sync_router(child: Agent[None, str]) -> Agent[None, str]:
     @agent.tool_plain
     def ask_researcher(question: str) -> str:
         return child.run_sync(question).output
+
+    return agent
+
+
+async def ask_with_iter(child: Agent[None, str], question: str, ctx: RunContext[None]) -> str:
+    """Drive the child node by node; say which nodes it went through, its output and the run's requests."""
+    async with child.iter(question, usage=ctx.usage) as run:
+        kinds = [type(node).__name__ async for node in run]
+    assert run.result is not None
+    return f'{run.result.output} | {" > ".join(kinds)} | {run.result.usage.requests} requests'
+
+
+async def ask_with_run_stream(child: Agent[None, str], question: str, ctx: RunContext[None]) -> str:
+    """Stream the child's output every way a streamed result offers, then read its result."""
+    async with child.run_stream(question, usage=ctx.usage) as result:
+        texts = [text async for text in result.stream_text()]
+        outputs = [output async for output in result.stream_output()]
+        responses = [response async for response in result.stream_response()]
+        output = await result.get_output()
+        kinds = [message.kind for message in result.new_messages()]
+        usage = result.usage()
+    return (
+        f'{output} | text {texts[-1]} | output {outputs[-1]} | response {responses[-1].text} | '
+        f'{" ".join(kinds)} | {usage.requests} requests'
+    )
+
+
+async def ask_with_run_stream_events(child: Agent[None, str], question: str, ctx: RunContext[None]) -> str:
+    """Follow the child's events to the last, its result."""
+    async with child.run_stream_events(question, usage=ctx.usage) as events:
+        last = [event async for event in events][-1]
+    assert isinstance(last, AgentRunResultEvent)
+    result: AgentRunResult[str] = last.result
+    return f'{result.output} | {len(result.new_messages())} messages | {result.usage.requests} requests'
+
+
+ASKS = {'iter': ask_with_iter, 'run_stream': ask_with_run_stream, 'run_stream_events': ask_with_run_stream_events}
+"""The other ways to run the child from a tool, by the name of the entry point."""
+
+
+def streaming_router(child: Agent[None, str], how: str) -> Agent[None, str]:
+    """The parent, whose tool runs `child` through `ASKS[how]` and returns what that says."""
+    agent = Agent(tools_then_text(ToolCallPart('ask_researcher', {'question': 'why tides?'}, 'p-1')), name='router')
+    ask = ASKS[how]
+
+    @agent.tool
+    async def ask_researcher(ctx: RunContext[None], question: str) -> str:
+        return await ask(child, question, ctx)
 
     return agent
 
