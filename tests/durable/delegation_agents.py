@@ -152,7 +152,7 @@ async def ask_with_run_stream(child: Agent[None, str], question: str, ctx: RunCo
         responses = [response async for response in result.stream_response()]
         output = await result.get_output()
         kinds = [message.kind for message in result.new_messages()]
-        usage = result.usage()
+        usage = result.usage
     return (
         f'{output} | text {texts[-1]} | output {outputs[-1]} | response {responses[-1].text} | '
         f'{" ".join(kinds)} | {usage.requests} requests'

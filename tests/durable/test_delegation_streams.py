@@ -14,7 +14,7 @@ from workflows import AgentRunOutput
 from workflows.client import AgentClient
 
 from .delegation_agents import ASKS, researcher, streaming_router
-from .test_delegation import ANSWER, _children  # pyright: ignore[reportPrivateUsage]
+from .test_delegation import ANSWER, _children
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
