@@ -60,6 +60,8 @@ from workflows._door import warm_up
 from workflows._eviction import WaitingRunEvictions
 from workflows._process import exit_process
 from workflows._registry import release_agent, set_workflow_side_errors
+from workflows._replay_check import DEFAULT_LIMIT, DEFAULT_SINCE, ReplayVerdict
+from workflows._replay_check import check_histories as _check_histories
 from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate
 from workflows._telemetry import runtime_with_prometheus
@@ -77,8 +79,10 @@ __all__ = (
     'DEV_SERVER_TIMER_FLOOR',
     'DEV_SERVER_TRANSFER_POLL_RPS',
     'AgentWorker',
+    'ReplayVerdict',
     'build_replayer',
     'build_worker',
+    'check_histories',
     'code_build_id',
     'connect',
     'dev_server_dynamic_config_args',
@@ -363,6 +367,43 @@ def build_replayer(agents: Mapping[str, Agent[Any, Any] | DurableAgent], *, sand
     return Replayer(
         workflows=[AgentWorkflow], data_converter=data_converter, workflow_runner=runner, build_id='replayer'
     )
+
+
+async def check_histories(
+    client: Client,
+    agents: Mapping[str, Agent[Any, Any] | DurableAgent],
+    *,
+    limit: int = DEFAULT_LIMIT,
+    since: timedelta = DEFAULT_SINCE,
+    sandboxed: bool = True,
+    by_input: bool | None = None,
+) -> list[ReplayVerdict]:
+    """Replay the recent runs of `agents` (up to `limit` each, started within `since`) against these agents' code,
+    as `build_worker(..., sandboxed=sandboxed)` would run them; one verdict per run (see `workflows._replay_check`).
+
+    This is `agents replay-check`: run it against the server before deploying changed agents, and a run that would
+    fail its replay (or go on differently) is named with the reason. The agents are registered only while it runs.
+    Runs are found by their `AgentName` search attribute, or on a namespace without it (or with `by_input=True`) among
+    the window's `AgentWorkflow` runs by the agent their input names.
+    """
+    client = with_encryption(with_data_converter(client))  # the worker's converter: its histories' payloads
+    converter = client.data_converter
+    runner = AgentWorkflowRunner(workflow_runner(sandboxed=sandboxed), context_free=ignores_contexts(converter))
+
+    def replayer(wrapped: WorkflowRunner) -> Replayer:
+        return Replayer(
+            workflows=[AgentWorkflow], data_converter=converter, workflow_runner=wrapped, build_id='replayer'
+        )
+
+    for name, agent in agents.items():
+        register_agent(name, agent)
+    try:
+        return await _check_histories(
+            client, agents, replayer, runner=runner, limit=limit, since=since, by_input=by_input
+        )
+    finally:
+        for name in agents:
+            release_agent(name)
 
 
 def _agent_of(entry: Agent[Any, Any] | DurableAgent) -> Agent[Any, Any]:

@@ -173,6 +173,19 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         'the token in $AGENT_CHAT_EVENTS_TOKEN; `agents chat --no-worker` prints both',
     )  # fmt: skip
 
+    check = command(
+        'replay-check', "replay the agents' recent runs against their code here: which a deploy would break",
+        '_replay_check.replay_check_command',
+    )  # fmt: skip
+    check.add_argument(
+        '--agents', nargs='+', action='extend', required=True, metavar='AGENT',
+        help='module:attribute (modules of the current folder) or agent spec files, as for `agents worker`',
+    )  # fmt: skip
+    check.add_argument('--since', default='24h', help='runs started within this long (default 24h; e.g. 30m, 7d)')
+    check.add_argument('--limit', type=int, default=20, help='runs per agent, newest first (default 20)')
+    check.add_argument('--strict', action='store_true', help='exit 1 also when a run would go on differently')
+    check.add_argument('--unsandboxed', action='store_true', help='replay as `agents worker --unsandboxed` runs')
+
     demo = command('demo', 'the end-to-end demo on an embedded dev server (no API key needed)', '_serve.demo_command')
     demo.add_argument(
         'mode', nargs='?', choices=['ask', 'approve', 'deny', 'chat'], default='ask', help='chat: the chat page instead'
