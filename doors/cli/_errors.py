@@ -90,6 +90,7 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
     from temporalio.service import RPCError, RPCStatusCode
 
     from agent.exceptions import UserError
+    from workflows._dev_server import DevServerNotStarted
     from workflows._encryption import EncryptionKeyError
     from workflows._resume_tokens import TokenRefused
 
@@ -99,6 +100,8 @@ def explain(exc: BaseException, args: argparse.Namespace) -> str | None:
     match exc:
         case UserError() | TokenRefused():
             return str(exc)
+        case DevServerNotStarted():
+            return f'{exc}\nTry again; with --port or --ui-port, give ports nothing else listens on.'
         case EncryptionKeyError():
             return (
                 f'The encryption keys are malformed: {exc}\nFix AGENT_ENCRYPTION_KEYS (see workflows.EncryptionCodec).'
