@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.run import AgentRun
     from agent.usage import RunUsage
 
+    from ._answering_agent import deps_for
     from ._child_answers import report_to_parent
     from ._children import ChildPending, Children
     from ._data_converter import PayloadDecodeError
@@ -114,13 +115,15 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._ended_turns: deque[Turn] = deque(maxlen=MAX_ENDED_TURNS_KEPT)
         self._history: list[ModelMessage] = list(self._input.message_history or []) if self._input else []
         self._unloaded = self._input.history_from if self._input else None
-        self._attributes = RunAttributes(self._attributes_view)
+        self._attributes = RunAttributes(self._view_with_agent)
         self._turn_slot = TurnSlot()
         self._live_run: AgentRun[Any, Any] | None = None  # the agent run in progress, for what a cancelled turn did
         self._waiting_output: Any = None  # a conversation's last turn's output while it waits for the next message
         # One encoder for every turn of this workflow run: what a worker was sent once is named, never sent again.
         self._encoder = RequestEncoder()
         self._handover = Handover(self._input.agent if self._input else '')
+        # The agent answering the conversation's turns: its own, until a message hands it off (`_answering_agent`).
+        self._answering = (self._input.answering_agent or self._input.agent) if self._input else ''
         self._handover_due = False  # the conversation continues as new once the turns it took in are answered
         # One per workflow run: its keys count the run's waits across turns.
         self._event_waits = EventWaits(
@@ -153,7 +156,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
         # A child run (a tool's delegated run) tells its parent what it waits for (see `workflows._children`).
         reporter = asyncio.create_task(self._report_to_parent()) if inp.delegated_by is not None else None
         try:
-            self._deps = validated_deps(inp)
+            self._deps = validated_deps(inp)  # its own agent stays served: its activities read the history back
+            if self._answering != inp.agent:
+                self._deps = deps_for(inp, self._answering)
             inp = await self._take_handoff(inp)
             output = await (self._converse(inp) if inp.conversation else self._run(inp))
         except ContinueAsNewError:
@@ -218,6 +223,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
         doing = ports.doing() if ports is not None and state == 'running' else ()
         return RunView(state, 0, doing=doing, decisions=self._shown_decisions())
 
+    def _view_with_agent(self) -> RunView:
+        return replace(self._attributes_view(), answering_agent=self._handed_off_to())
+
     def _shown_decisions(self) -> tuple[DecisionRecord, ...]:
         # Only the current details show them (the search attributes compare state and count alone).
         return tuple(self._decisions[-DECISIONS_SHOWN:])
@@ -255,6 +263,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             'checkpoint': None,
             'held_results': held if held.tool_call_ids else None,
             'decisions': self._decisions[-MAX_DECISIONS_KEPT:] or None,
+            'answering_agent': self._handed_off_to(),
         }
         workflow.continue_as_new(replace(inp, **{**fields, **changes}))
 
@@ -269,7 +278,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
         turns = 0
         if inp.prompt is not None or inp.deferred_tool_results is not None:
             self._turn = turn = Turn(inp.prompt)
-            first, kept = await self._take_turn(inp, history)
+            first, kept = await self._take_turn(replace(inp, agent=self._answering), history)
             start = min(start, kept)
             if first is not None:
                 last, turns = first, 1
@@ -294,10 +303,13 @@ class AgentWorkflow(AgentWorkflowHandlers):
             self._turn = turn = self._turns.popleft()
             self._status.state = 'running'
             try:
+                if turn.hand_off_to is not None and turn.hand_off_to != self._answering:
+                    self._deps = deps_for(inp, turn.hand_off_to)  # checked by the message's validator already
+                    self._answering = turn.hand_off_to
                 out, kept = await self._take_turn(
                     replace(
-                        inp, prompt=turn.prompt, message_history=history, deferred_tool_results=None,
-                        conversation_id=conversation_id,
+                        inp, agent=self._answering, prompt=turn.prompt, message_history=history,
+                        deferred_tool_results=None, conversation_id=conversation_id,
                     ),
                     history,
                 )  # fmt: skip

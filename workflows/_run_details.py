@@ -73,6 +73,10 @@ class RunView:
     """The activities in flight, as lines of the current details (see `WorkflowPorts.in_flight`)."""
     decisions: tuple[DecisionRecord, ...] = ()
     """How the run's deferred tool calls were decided so far, oldest first."""
+    answering_agent: str | None = None
+    """The agent answering the conversation's turns since a hand-off, if one did."""
+    agent_version: str | None = None
+    """The version of the run's agent it started on (see `workflows._agent_version`), if it recorded one."""
 
 
 def shorten(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -110,6 +114,10 @@ def current_details(view: RunView) -> str:
     if not lines:
         lines = list(view.doing) or [_STATE_LINES.get(view.state, view.state)]
     details = lines[0] if len(lines) == 1 else '\n'.join(f'- {line}' for line in lines)
+    if view.agent_version is not None:
+        details += f'\n\nAgent version {view.agent_version}'
+    if view.answering_agent is not None:
+        details += f'\n\nAnswered by {view.answering_agent} (the conversation was handed off to it)'
     if not view.decisions:
         return details
     shown = [f'- {decision_line(record)}' for record in view.decisions[-DECISIONS_SHOWN:]]

@@ -70,6 +70,11 @@ def check_input(inp: AgentRunInput) -> None:
             raise InvalidInput(
                 f"{RUN_INPUT} is invalid: {name} must be at least 1, got {value} (leave it out for the agent's own)"
             )
+    if inp.answering_agent is not None and not inp.conversation:
+        raise InvalidInput(
+            f'{RUN_INPUT} is invalid: answering_agent is for conversations ("conversation": true); run the agent '
+            'itself instead'
+        )
     owner = inp.owner
     if owner is not None and not (owner.strip() and len(owner) <= MAX_OWNER_LENGTH):
         shown = owner if len(owner) <= 40 else f'{owner[:40]}...'

@@ -40,6 +40,8 @@ class Turn:
     """What the update fails with, if the turn failed or was cancelled."""
     update_id: str | None = None
     """The id of the turn's `send_message` update (`None` for a turn that came with the run's start input)."""
+    hand_off_to: str | None = None
+    """The agent the message hands the conversation off to, from this turn on (`None`: no hand-off)."""
 
 
 class TurnSlot:

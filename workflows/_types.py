@@ -123,6 +123,10 @@ class AgentRunInput:
     decisions: list[DecisionRecord] | None = None
     """Set by continue-as-new: the decision records so far (the `status` query keeps listing them; a run that
     continues in the middle keeps its own in its result)."""
+    answering_agent: str | None = None
+    """For conversations: the served agent that answers the turns, when a hand-off (`ConversationMessage.hand_off_to`)
+    made it another than `agent`, which still names the conversation (its workflow id, its search attributes). Set by
+    continue-as-new."""
 
 
 @dataclass
@@ -199,6 +203,12 @@ class RunStatus:
     """How the run's deferred tool calls were decided, oldest first (the latest `MAX_DECISIONS_KEPT`)."""
     open_approvals: list[PendingApproval] = field(default_factory=list[PendingApproval])
     """The pending approvals under an approval rule, with who approved them so far and when they expire."""
+    answering_agent: str | None = None
+    """The agent that answers the conversation's turns since a hand-off (`ConversationMessage.hand_off_to`); `None`
+    while the run's own agent does."""
+    agent_version: str | None = None
+    """The version of the run's agent it started on (`workflows.agent_fingerprint`, recorded as it started); `None`
+    for a run started before runs recorded it."""
 
 
 @dataclass
@@ -251,6 +261,10 @@ class ConversationMessage:
     owner: str | None = None
     """Who sends it: the run rejects the update if this is not the `owner` it was started with (`None`: not
     checked, for operators' tools that act on any run)."""
+    hand_off_to: str | None = None
+    """Hand the conversation off: the served agent that answers this turn and the ones after it, in the same workflow
+    and on the same history (`None`: the agent answering now). The run rejects the update, before anything is
+    recorded, if its worker does not serve that agent or the conversation's deps do not fit it."""
 
 
 @dataclass

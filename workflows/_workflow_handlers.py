@@ -32,6 +32,7 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
+from ._answering_agent import check_hand_off
 from ._child_answers import CHILD_SIGNAL, child_refusals, forward_to_children
 from ._children import ChildPending, Children, only_approvals
 from ._decisions import DecisionRecord
@@ -113,6 +114,12 @@ class AgentWorkflowHandlers:
     """The run's child runs in progress and what they wait for (see `workflows._children`)."""
     _answers_received: int
     """How many `submit_deferred_tool_results` signals the run took (a child run reports after each)."""
+    _answering: str
+    """The agent that answers the conversation's turns (see `workflows._answering_agent`)."""
+
+    def _handed_off_to(self) -> str | None:
+        """The agent answering the conversation's turns, if a hand-off made it another than the run's own."""
+        return self._answering if self._input is not None and self._answering != self._input.agent else None
 
     def _end_turn(self, turn: Turn) -> None:
         """Record that `turn` has ended (its `done`, `result` and `error` are set)."""
@@ -127,7 +134,7 @@ class AgentWorkflowHandlers:
         """A new user turn in a conversation (one `ConversationMessage`); returns that turn's result."""
         message = parse_one(args, ConversationMessage, 'The send_message input')
         info = workflow.current_update_info()
-        turn = Turn(message.prompt, update_id=info.id if info is not None else None)
+        turn = Turn(message.prompt, update_id=info.id if info is not None else None, hand_off_to=message.hand_off_to)
         self._turns.append(turn)
         await workflow.wait_condition(lambda: turn.done)
         if turn.error is not None:
@@ -141,6 +148,8 @@ class AgentWorkflowHandlers:
             raise ValueError('This run is not a conversation: start it with "conversation": true to send messages.')
         message = parse_one(args, ConversationMessage, 'The send_message input')
         self._check_owner(message.owner, 'send it messages')
+        if message.hand_off_to is not None and self._input is not None:
+            check_hand_off(self._input, message.hand_off_to)
         if self._closing:
             raise ValueError('The conversation is closing and takes no more messages.')
         if self._handover_due:
@@ -457,6 +466,7 @@ class AgentWorkflowHandlers:
             # The run's own and its children's (under their paths), in the order they were made.
             decisions=sorted([*self._decisions, *self._children.decisions], key=lambda r: r.at)[-MAX_DECISIONS_KEPT:],
             open_approvals=[*(ports.open_approvals() if ports is not None else []), *self._children.open_approvals()],
+            answering_agent=self._handed_off_to(),
         )
 
 

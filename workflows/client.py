@@ -57,6 +57,7 @@ from ._run_details import start_metadata
 from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
 from ._token_sends import resolution, send_resolution, signal_resolution
 from ._tracing import with_tracing
+from ._versioning import eager_start_allowed
 from ._types import (
     AgentRunInput,
     AgentRunOutput,
@@ -154,7 +155,7 @@ class AgentClient:
             static_summary=summary,
             static_details=details,
             # The SDK's core asks for it only when a worker of this connection has a slot for the task queue.
-            request_eager_start=True,
+            request_eager_start=eager_start_allowed(self.task_queue),
         )
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
@@ -162,10 +163,24 @@ class AgentClient:
         handle = await self.start(agent, prompt, **fields)
         return await self.complete(handle, await handle.result())
 
-    async def send_message(self, agent: str, *, conversation_id: str, prompt: str, **fields: Any) -> AgentRunOutput:
+    async def send_message(
+        self, agent: str, *, conversation_id: str, prompt: str, hand_off_to: str | None = None, **fields: Any
+    ) -> AgentRunOutput:
         """Send a user turn to the conversation `conversation_id`, starting its workflow if needed.
 
-        The workflow id is derived from the conversation id, so callers never store workflow ids.
+        The workflow id is derived from `agent` and the conversation id, so callers never store workflow ids.
+
+        Args:
+            agent: The agent the conversation was started with, which names it even after a hand-off.
+            conversation_id: The conversation.
+            prompt: The user prompt.
+            hand_off_to: Hand the conversation off: this served agent answers this turn and the ones after it, on the
+                same history in the same workflow (`None`: the agent answering now).
+            **fields: `AgentRunInput` fields for the workflow, if this message starts it.
+
+        Raises:
+            WorkflowUpdateFailedError: if the conversation refuses the message, e.g. a hand-off to an agent its
+                workers do not serve (nothing is recorded).
         """
         inp = AgentRunInput(agent=agent, conversation=True, conversation_id=conversation_id, **fields)
         summary, details = start_metadata(replace(inp, prompt=prompt))  # labelled by its first message
@@ -182,7 +197,10 @@ class AgentClient:
                 static_details=details,
             )
             output: AgentRunOutput = await self.client.execute_update_with_start_workflow(
-                'send_message', ConversationMessage(prompt), start_workflow_operation=start, result_type=AgentRunOutput
+                'send_message',
+                ConversationMessage(prompt, hand_off_to=hand_off_to),
+                start_workflow_operation=start,
+                result_type=AgentRunOutput,
             )
             return output
 
