@@ -57,7 +57,6 @@ from ._run_details import start_metadata
 from ._schedules import AGENT_MEMO_KEY, AgentSchedule, agent_schedules
 from ._token_sends import resolution, send_resolution, signal_resolution
 from ._tracing import with_tracing
-from ._versioning import eager_start_allowed
 from ._types import (
     AgentRunInput,
     AgentRunOutput,
@@ -155,7 +154,7 @@ class AgentClient:
             static_summary=summary,
             static_details=details,
             # The SDK's core asks for it only when a worker of this connection has a slot for the task queue.
-            request_eager_start=eager_start_allowed(self.task_queue),
+            request_eager_start=True,
         )
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:
