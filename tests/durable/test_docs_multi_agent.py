@@ -50,8 +50,8 @@ async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_c
     ]
 
 
-async def test_the_hand_off_example_runs_as_written(
-    temporal_env: WorkflowEnvironment, capsys: pytest.CaptureFixture[str]
+async def test_the_hand_off_example_runs_as_written_in_one_conversation_workflow(
+    temporal_env: WorkflowEnvironment, client: Client, capsys: pytest.CaptureFixture[str]
 ) -> None:
     section = 'Programmatic hand-off'
     (example,) = blocks(PAGE, 'python', section=section)
@@ -65,3 +65,15 @@ async def test_the_hand_off_example_runs_as_written(
     namespace['start_dev_server'] = start_dev_server
     await asyncio.wait_for(namespace['main'](), 60)
     assert capsys.readouterr().out == printed.source
+    # Both agents answered in the one workflow of the conversation, triage's turn first.
+    events = (await client.get_workflow_handle('agent-triage-conversation-ticket-7').fetch_history()).events
+    scheduled = [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+    assert [name for name in scheduled if name.endswith('.model_request')] == [
+        'agent.triage.model_request',
+        'agent.billing.model_request',
+        'agent.billing.model_request',
+    ]
