@@ -20,7 +20,7 @@ from workflows import AgentRunOutput, ApprovalRule, ConversationMessage, Durable
 from workflows.client import AgentClient
 
 from ._cli_helpers import command
-from .test_agent_workflow import wait_for_status
+from .test_agent_workflow import Account, wait_for_status
 from .test_web_ui_details import current_details
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -53,6 +53,7 @@ def refunds_first(messages: list[ModelMessage], info: AgentInfo) -> ModelRespons
 triage = Agent(answers_as('triage'), name='triage')
 billing = Agent(answers_as('billing'), name='billing')
 refunds = Agent(FunctionModel(refunds_first), name='refunds')
+accounts = Agent(answers_as('accounts'), deps_type=Account, name='accounts')
 
 
 @refunds.tool_plain(requires_approval=True)
@@ -63,6 +64,7 @@ def refund(amount: int) -> str:
 
 AGENTS: dict[str, Any] = {
     'triage': triage,
+    'accounts': accounts,
     'billing': billing,
     'refunds': DurableAgent(refunds, approval_rules={'refund': ApprovalRule(approvers={'carol'})}),
 }
@@ -122,7 +124,7 @@ async def test_a_hand_off_outlives_continue_as_new(client: Client, task_queue: s
         address = client.service_client.config.target_host
         shown = await command('status', workflow_id, address=address, task_queue=task_queue)
         await agents.close_conversation('triage', conversation)
-    assert shown.out.splitlines()[1:2] == ['  answered by billing (the conversation was handed off to it)'], shown
+    assert '  answered by billing (the conversation was handed off to it)' in shown.out.splitlines(), shown
     assert outputs == ['triage: m1', 'billing: m1 / m2', 'billing: m1 / m2 / m3', 'billing: m1 / m2 / m3 / m4']
     assert description.run_id != first_run
     assert description.raw_description.workflow_execution_info.first_run_id != description.run_id
@@ -147,7 +149,7 @@ async def test_a_hand_off_to_an_agent_the_worker_does_not_serve_is_refused_in_on
     assert isinstance(cause, ApplicationError)
     assert cause.message == (
         f"Cannot hand the conversation off to 'legal': the workers of task queue {task_queue!r} do not serve it "
-        "(they serve billing, refunds, triage). Hand it to one of those, or serve 'legal' there first."
+        "(they serve accounts, billing, refunds, triage). Hand it to one of those, or serve 'legal' there first."
     )
     # Refused before anything was recorded: the conversation goes on with triage, no workflow task failed.
     assert after.output == 'triage: charged twice / still there?'
@@ -182,3 +184,21 @@ async def test_the_agent_handed_to_waits_for_approvals_under_its_own_rules(clien
     assert [call.tool_name for call in pending.approvals] == ['refund']
     assert done.output == 'refunds: refunded 30'
     assert [(d.tool_name, d.decision, d.by) for d in status.decisions] == [('refund', 'approve', ['carol'])]
+
+
+async def test_a_hand_off_to_an_agent_whose_deps_the_conversation_lacks_is_refused(
+    client: Client, task_queue: str
+) -> None:
+    agents = AgentClient(client, task_queue=task_queue)
+    conversation = f'c-{uuid.uuid4()}'
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        await agents.send_message('triage', conversation_id=conversation, prompt='charged twice')
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await agents.send_message('triage', conversation_id=conversation, prompt='whose?', hand_off_to='accounts')
+        after = await agents.send_message('triage', conversation_id=conversation, prompt='still there?')
+        await agents.close_conversation('triage', conversation)
+    cause = refused.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.message.startswith("Cannot hand the conversation off to 'accounts': "), cause.message
+    assert 'deps: required, but missing' in cause.message
+    assert after.output == 'triage: charged twice / still there?'
