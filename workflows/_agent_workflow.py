@@ -65,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
     from ._stand_in_model import StandInModel
     from ._turns import Turn, TurnSlot, completed_messages
     from ._types import TURN_CANCELLED, AgentRunInput, AgentRunOutput, Rejection, RunStatus
+    from ._versioning import CONVERSATION_HANDOVER
     from ._workflow_handlers import MAX_DECISIONS_KEPT, MAX_ENDED_TURNS_KEPT, AgentWorkflowHandlers
 
 __all__ = ('AgentWorkflow',)
@@ -243,8 +244,13 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._history, self._unloaded = [*self._loaded, *self._history], None
         return replace(inp, message_history=list(self._history), history_from=None)
 
-    async def _continue_as_new(self, inp: AgentRunInput, history: list[ModelMessage], **changes: Any) -> bool:
+    async def _continue_as_new(
+        self, inp: AgentRunInput, history: list[ModelMessage], *, upgrade: bool = False, **changes: Any
+    ) -> bool:
         """Continue as new with `history` (by reference when large); `False` if a message arrived meanwhile.
+
+        With `upgrade` (a conversation between turns), the next run starts on the current version of a versioned
+        worker deployment rather than this run's (see `workflows._versioning`).
 
         Called only at consistent points: between turns, or between the steps of a run. A conversation has written
         its history already (`Handover.write`, before answering the turn), so it gets here in the workflow task that
@@ -265,7 +271,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
             'decisions': self._decisions[-MAX_DECISIONS_KEPT:] or None,
             'answering_agent': self._handed_off_to(),
         }
-        workflow.continue_as_new(replace(inp, **{**fields, **changes}))
+        versioning = CONVERSATION_HANDOVER if upgrade else None
+        workflow.continue_as_new(replace(inp, **{**fields, **changes}), initial_versioning_behavior=versioning)
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""
@@ -292,7 +299,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             if not self._turns and not self._closing and self._handover_due:
                 # A consistent point: between turns, nothing pending; the history travels to the next run. The turn
                 # just answered wrote what the next run reads, so this happens in the task that answered it.
-                await self._continue_as_new(inp, history, conversation_id=conversation_id)
+                await self._continue_as_new(inp, history, upgrade=True, conversation_id=conversation_id)
             self._status.state = 'awaiting_message'
             try:
                 await workflow.wait_condition(lambda: bool(self._turns) or self._closing, timeout=idle)

@@ -66,6 +66,7 @@ from ._types import (
     MessagePage,
     RunStatus,
 )
+from ._versioning import eager_start_allowed
 from ._workflow_ids import conversation_workflow_id
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ class AgentClient:
             static_summary=summary,
             static_details=details,
             # The SDK's core asks for it only when a worker of this connection has a slot for the task queue.
-            request_eager_start=True,
+            request_eager_start=eager_start_allowed(self.task_queue),
         )
 
     async def run(self, agent: str, prompt: str | None = None, **fields: Any) -> AgentRunOutput:

@@ -168,6 +168,14 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         help="serve Temporal's worker metrics for Prometheus at http://HOST:PORT/metrics",
     )  # fmt: skip
     worker.add_argument(
+        '--deployment', metavar='NAME',
+        help='join this Temporal worker deployment (Worker Versioning): runs stay on the version that started them, '
+        'conversations move to the current one between turns; `agents deploy` makes a version current',
+    )  # fmt: skip
+    worker.add_argument(
+        '--build-id', metavar='ID', help='with --deployment: the version (default: a hash of the code the worker runs)'
+    )
+    worker.add_argument(
         '--chat-events-url', metavar='URL',
         help="publish each turn's live events to this chat server endpoint (default $AGENT_CHAT_EVENTS_URL), with "
         'the token in $AGENT_CHAT_EVENTS_TOKEN; `agents chat --no-worker` prints both',
@@ -279,4 +287,18 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
     delete = actions.add_parser('delete', help='delete one (its runs go on)', parents=[shared])
     delete.set_defaults(handler=Handler('_schedule.schedule_delete'))
     delete.add_argument('schedule_id')
+    deploy = command('deploy', "a versioned worker deployment's versions, and which takes new runs", None)
+    steps = deploy.add_subparsers(dest='action', required=True, metavar='ACTION')
+    for name, handler, what in (
+        ('status', 'deploy_status', 'its versions: current, ramping, draining or drained, and the open runs of each'),
+        ('set-current', 'deploy_set_current', 'make a version current: new runs start on it'),
+        ('ramp', 'deploy_ramp', 'send a share of new runs to a version'),
+    ):
+        step = steps.add_parser(name, help=what, description=what, parents=[shared])
+        step.set_defaults(handler=Handler(f'_deploy.{handler}'))
+        step.add_argument('--deployment', metavar='NAME', help="the deployment (default: the namespace's only one)")
+        if name != 'status':
+            step.add_argument('build_id', metavar='BUILD_ID', help='the version (`agents deploy status` lists them)')
+        if name == 'ramp':
+            step.add_argument('percent', metavar='PERCENT', type=float, help='the share of new runs, 0 to 100')
     return parser

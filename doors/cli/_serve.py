@@ -22,7 +22,7 @@ from workflows._process import freeze_startup_heap
 
 from ._connect import DEFAULT_TASK_QUEUE, resolve, settings_from
 from ._defaults import DEV_PORT
-from ._errors import CommandError
+from ._errors import CommandError, UsageError
 
 __all__ = (
     'DEV_PORT',
@@ -178,6 +178,8 @@ async def worker_command(args: argparse.Namespace) -> int:
         raise CommandError('--graceful-shutdown cannot be negative.')
     if args.dev and args.prometheus_address:
         raise CommandError('--prometheus-address serves the metrics of a worker on a server: leave out --dev.')
+    if args.build_id and not args.deployment:
+        raise UsageError('--build-id names a version of a worker deployment: give --deployment NAME too.')
     loaded = load(args.agents)
     publisher = _chat_publisher(args.chat_events_url)
     configure_from_env()  # OTEL_* variables: traces and GenAI metrics without code (a UserError says what is wrong)
@@ -211,8 +213,14 @@ async def worker_command(args: argparse.Namespace) -> int:
             sandboxed=not args.unsandboxed,
             workflow_side_errors=args.workflow_side_errors,
             graceful_shutdown_timeout=timedelta(seconds=args.graceful_shutdown),
+            deployment=args.deployment,
+            build_id=args.build_id,
         )
         running = f'Worker running {", ".join(agents)} on task queue {task_queue!r}'
+        if args.deployment:
+            versioning = worker.config().get('deployment_config')
+            build_id = versioning.version.build_id if versioning is not None else args.build_id
+            running += f' as version {build_id!r} of deployment {args.deployment!r}'
         await _serve_until_stopped(worker, running, args.graceful_shutdown, publisher)
     finally:
         if env is not None:
