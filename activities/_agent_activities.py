@@ -35,6 +35,7 @@ from agent import Agent
 from agent._delegation import runs_redirected
 from agent._durable_unit import durable_unit_scope
 from agent._model_request_context import ModelRequestContext
+from agent._parts import ModelMessage
 from agent._ports import DirectPorts
 from agent._processed_history import for_the_model
 from agent._run_context import RunContext
@@ -47,7 +48,7 @@ from agent.models import Model, infer_model
 from agent.usage import RunUsage
 
 from ._carried_contents import with_carried_contents
-from ._delegation import Delegate, Delegations
+from ._delegation import Delegate, Delegations, MessagesNeeded, child_messages
 from ._errors import configuration_error, to_application_error
 from ._event_streams import EventStreamHandler, HandlerStream, activity_handler, streamed_request, tool_events
 from ._handoff import handoff_activities, read_conversation
@@ -227,19 +228,30 @@ def agent_activities(
                         attempt,
                     )
 
+                read: dict[int, list[ModelMessage]] = {}  # messages read from child runs (`MessagesNeeded`)
+
                 async def execute() -> Any:
-                    result = await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                    nonlocal ctx
+                    while True:
+                        try:
+                            with runs_redirected(Delegations(served, inp.delegated, read)):
+                                result = await ports.execute_tool(ctx, inp.call, tool, inp.args, capability)
+                            break
+                        except MessagesNeeded as needed:
+                            # The tool reads a child run's messages: read them there, then run the tool again (from
+                            # the usage it started with: the child's is added again).
+                            read[needed.index] = await child_messages(activity.client(), inp.delegated[needed.index])
+                            ctx = replace(ctx, usage=before + RunUsage())
                     # Refused here, before it travels: a result over the limit would leave the run unreadable.
                     check_result_size(result, inp.max_result_bytes)
                     return result
 
                 try:
-                    with runs_redirected(Delegations(served, inp.delegated)):
-                        if handler is None:
-                            result = await with_heartbeats(execute())
-                        else:
-                            async with HandlerStream(handler, ctx, run_capability) as events:
-                                result = await with_heartbeats(tool_events(events, inp.call, execute))
+                    if handler is None:
+                        result = await with_heartbeats(execute())
+                    else:
+                        async with HandlerStream(handler, ctx, run_capability) as events:
+                            result = await with_heartbeats(tool_events(events, inp.call, execute))
                 except Delegate as delegation:
                     # The tool runs again with the run's outcome; this round's usage is counted on that one.
                     return CallToolOutput(None, delegation=delegation.request)

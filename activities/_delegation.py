@@ -11,6 +11,12 @@ delegates several times is run once more per delegation, each run getting the ou
 So the code before a delegation runs again on each round, as it would on an activity retry: it must be safe to
 repeat (as Temporal asks of every activity). Only the last round's usage counts, the child's included once.
 
+The child's messages stay out of its result, and so out of the parent's history and the next round's input: most
+tools read only the output. A result given to the tool holds a reference instead (the child's workflow id); the first
+time the tool reads its messages (`new_messages()`, `all_messages()`, `response`, an `iter` run's nodes), the call
+stops with `MessagesNeeded`, the activity reads them from the child (its `new_messages` query, which replays the
+finished child on a worker) and runs the tool again with them, within the same activity attempt.
+
 The request carries the span current where the tool called `run(...)` (its `execute_tool` span, in a traced worker),
 as W3C trace context: the workflow starts the child under it, so the child's spans sit under the tool call that
 started them, as in process (see `workflows._tracing`).
@@ -22,7 +28,7 @@ or deps that do not serialize to the agent's `deps_type`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,18 +36,27 @@ from opentelemetry.baggage.propagation import W3CBaggagePropagator
 from opentelemetry.propagators.composite import CompositePropagator
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from pydantic import TypeAdapter
+from temporalio.client import Client
 
 from agent import exceptions
 from agent._agent_graph_state import GraphAgentState
 from agent._content import UserContent
 from agent._delegation import RunHandedOff
-from agent._parts import ModelMessage
+from agent._parts import ModelMessage, ModelResponse
 from agent.exceptions import AgentRunError, UserError
 from agent.models import Model
 from agent.run import AgentRunResult
 from agent.usage import RunUsage, UsageLimits
 
-__all__ = ('TRACE_CONTEXT', 'Delegate', 'DelegatedRun', 'DelegationOutcome', 'Delegations')
+__all__ = (
+    'TRACE_CONTEXT',
+    'Delegate',
+    'DelegatedRun',
+    'DelegationOutcome',
+    'Delegations',
+    'MessagesNeeded',
+    'child_messages',
+)
 
 _CROSSING = frozenset({'message_history', 'deps', 'model', 'model_settings', 'usage_limits', 'usage', 'metadata'})
 """The run arguments a delegated run takes (with `infer_name`, which only names the agent in process)."""
@@ -96,6 +111,11 @@ class DelegationOutcome:
     """Why the child failed (then `output` is unset)."""
     error_type: str | None = None
     """The failure's type name (`UsageLimitExceeded`, `UnexpectedModelBehavior`, ...), to raise the same kind."""
+    workflow_id: str = ''
+    """The child run's workflow id, where the messages its result left out are read."""
+    messages_left_out: int = 0
+    """How many of the child's first messages `new_messages` lacks (normally all of them: see the module's
+    docstring); read from the child when the tool asks for them."""
 
 
 class Delegate(RunHandedOff):
@@ -110,12 +130,32 @@ class Delegate(RunHandedOff):
         self.request = request
 
 
-class Delegations:
-    """The `RunRedirect` of one tool call: earlier delegations answered from their outcomes, the next one sent."""
+class MessagesNeeded(RunHandedOff):
+    """Stops a tool that reads the messages of the `index`-th run it delegated, which are not read yet.
 
-    def __init__(self, served: Callable[[Any], str | None], outcomes: Sequence[DelegationOutcome]) -> None:
+    The activity reads them from the child run and runs the tool again. A `BaseException`, as `Delegate` is.
+    """
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f'the messages of delegated run {index} are read from the child run')
+        self.index = index
+
+
+class Delegations:
+    """The `RunRedirect` of one tool call: earlier delegations answered from their outcomes, the next one sent.
+
+    `read` holds the messages read from child runs so far, by delegation number (see `MessagesNeeded`).
+    """
+
+    def __init__(
+        self,
+        served: Callable[[Any], str | None],
+        outcomes: Sequence[DelegationOutcome],
+        read: Mapping[int, list[ModelMessage]] | None = None,
+    ) -> None:
         self._served = served
         self._outcomes = outcomes
+        self._read = read or {}
         self._next = 0
 
     async def __call__(
@@ -126,7 +166,7 @@ class Delegations:
             return None  # not an agent of this worker: it runs here, inside the tool, as before
         index, self._next = self._next, self._next + 1
         if index < len(self._outcomes):
-            return _result(agent, self._outcomes[index], kwargs)
+            return _result(agent, self._outcomes[index], kwargs, index, self._read.get(index))
         raise Delegate(_request(name, agent, user_prompt, kwargs))
 
 
@@ -172,8 +212,14 @@ def _trace_context() -> dict[str, str] | None:
     return carrier or None
 
 
-def _result(agent: Any, outcome: DelegationOutcome, kwargs: dict[str, Any]) -> AgentRunResult[Any]:
-    """The child's result as the tool's `run(...)` call returns it (or its error, raised)."""
+def _result(
+    agent: Any, outcome: DelegationOutcome, kwargs: dict[str, Any], index: int, read: list[ModelMessage] | None
+) -> AgentRunResult[Any]:
+    """The child's result as the tool's `run(...)` call returns it (or its error, raised).
+
+    Its messages are `read` (those the outcome left out, read from the child) and the outcome's; when some are left
+    out and not read yet, reading them raises `MessagesNeeded`.
+    """
     if outcome.error is not None:
         raise _error(outcome)
     usage: RunUsage | None = kwargs.get('usage')
@@ -184,13 +230,47 @@ def _result(agent: Any, outcome: DelegationOutcome, kwargs: dict[str, Any]) -> A
     output = outcome.output
     if output_type is not str and output is not None:
         output = TypeAdapter(output_type).validate_python(output)
+    unread = outcome.messages_left_out > 0 and read is None
     state = GraphAgentState(
-        message_history=[*history, *outcome.new_messages],
+        message_history=[*history, *(read or []), *outcome.new_messages],
         usage=usage if usage is not None else outcome.usage,
         run_id=outcome.run_id,
         conversation_id=outcome.conversation_id,
     )
+    if unread:
+        return _UnreadResult(output, _state=state, _new_message_index=len(history), _delegation=index)
     return AgentRunResult(output, _state=state, _new_message_index=len(history))
+
+
+@dataclass
+class _UnreadResult(AgentRunResult[Any]):
+    """A child's result whose messages are not read yet: asking for them stops the tool (`MessagesNeeded`)."""
+
+    _delegation: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def response(self) -> ModelResponse:
+        raise MessagesNeeded(self._delegation)
+
+    def all_messages(self, *, output_tool_return_content: str | None = None) -> list[ModelMessage]:
+        raise MessagesNeeded(self._delegation)
+
+
+async def child_messages(client: Client, outcome: DelegationOutcome) -> list[ModelMessage]:
+    """The messages `outcome` left out, read page by page from its child run (`AgentWorkflow`'s `new_messages`
+    query)."""
+    messages: list[ModelMessage] = []
+    handle = client.get_workflow_handle(outcome.workflow_id)
+    while len(messages) < outcome.messages_left_out:
+        # The query's `MessagePage`, as the data it travels as (`workflows` is a floor above this one).
+        page = {'offset': len(messages), 'limit': outcome.messages_left_out - len(messages)}
+        got = await handle.query('new_messages', page, result_type=list[ModelMessage])
+        if not got:
+            raise RuntimeError(
+                f'Child run {outcome.workflow_id} gave {len(messages)} of its {outcome.messages_left_out} messages.'
+            )
+        messages.extend(got)
+    return messages
 
 
 def _error(outcome: DelegationOutcome) -> Exception:

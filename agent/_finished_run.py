@@ -39,16 +39,22 @@ class FinishedRun(AgentRun[Any, Any]):
         self._state = result._state  # pyright: ignore[reportPrivateUsage]
         self._result = result
         self._finished_result = result
-        self._nodes: list[AgentNodeT | End[FinalResult[Any]]] = [UserPromptNode(user_prompt)]
-        for message in result.new_messages():
-            self._nodes.append(
-                ModelRequestNode(message) if isinstance(message, ModelRequest) else CallToolsNode(message)
-            )
+        self._user_prompt = user_prompt
         self._end = End(FinalResult(result.output, result._output_tool_name))  # pyright: ignore[reportPrivateUsage]
-        self._nodes.append(self._end)
+        self._recorded: list[AgentNodeT | End[FinalResult[Any]]] | None = None
         self._next_node = self._end
         self._finish = None
         self._hooks_context = None
+
+    @property
+    def _nodes(self) -> list[AgentNodeT | End[FinalResult[Any]]]:
+        # Built when first walked: the messages of a run that ran elsewhere may be read only on demand.
+        if self._recorded is None:
+            nodes: list[AgentNodeT | End[FinalResult[Any]]] = [UserPromptNode(self._user_prompt)]
+            for message in self._finished_result.new_messages():
+                nodes.append(ModelRequestNode(message) if isinstance(message, ModelRequest) else CallToolsNode(message))
+            self._recorded = [*nodes, self._end]
+        return self._recorded
 
     @property
     def ctx(self) -> RunContext[Any]:
@@ -68,6 +74,10 @@ class FinishedRun(AgentRun[Any, Any]):
     def metadata(self) -> dict[str, Any] | None:
         """The run's metadata, if any."""
         return self._finished_result.metadata
+
+    def all_messages(self) -> list[ModelMessage]:
+        """All the run's messages, including the history it started from."""
+        return self._finished_result.all_messages()
 
     def new_messages(self) -> list[ModelMessage]:
         """The messages the run produced."""
@@ -106,12 +116,11 @@ class FinishedRun(AgentRun[Any, Any]):
         return self._nodes[index + 1] if index is not None else self._end
 
     def __aiter__(self) -> AsyncIterator[AgentNodeT | End[FinalResult[Any]]]:
-        return _walk(self._nodes)
+        return self._walk()
 
-
-async def _walk(nodes: list[AgentNodeT | End[FinalResult[Any]]]) -> AsyncIterator[AgentNodeT | End[FinalResult[Any]]]:
-    for node in nodes:
-        yield node
+    async def _walk(self) -> AsyncIterator[AgentNodeT | End[FinalResult[Any]]]:
+        for node in self._nodes:
+            yield node
 
 
 async def finished_events(result: AgentRunResult[Any]) -> AsyncIterator[Any]:

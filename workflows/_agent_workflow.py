@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.run import AgentRun
     from agent.usage import RunUsage
 
+    from ._agent_version import recorded_agent_version
     from ._answering_agent import deps_for
     from ._child_answers import report_to_parent
     from ._children import ChildPending, Children
@@ -153,7 +154,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
         if inp is None:
             self._status.state = 'failed'
             raise invalid_input(f'{self._input_error}.{INPUT_HINT}')
-        self._attributes.start(inp.agent, inp.owner)
+        self._attributes.decide()  # its patch before the version's local activity, which the SDK can replay
+        version = await recorded_agent_version(inp.agent)  # the one this run started on, on replay too
+        self._status.agent_version = version.version if version is not None else None
+        self._attributes.start(inp.agent, inp.owner, version)
         # A child run (a tool's delegated run) tells its parent what it waits for (see `workflows._children`).
         reporter = asyncio.create_task(self._report_to_parent()) if inp.delegated_by is not None else None
         try:
@@ -182,6 +186,10 @@ class AgentWorkflow(AgentWorkflowHandlers):
         self._status.state = 'completed'
         self._attributes.stop()
         self._new_messages = output.new_messages
+        if inp.delegated_by is not None:
+            # A child run's messages stay out of its result, which the parent's history records too: the tool that
+            # started it reads them by the `new_messages` query if it asks for them (see `activities._delegation`).
+            return fit_result(output, budget=0)
         return fit_result(output)
 
     async def _report_to_parent(self) -> None:

@@ -44,12 +44,13 @@ async def run_delegated(request: DelegatedRun, call: ToolCallPart, activity_id: 
         usage=request.usage,
         delegated_by=call.tool_call_id,
     )
+    child_id = child_workflow_id(activity_id, number)
     try:
         with started_under(request.trace_context):  # the child's spans go under the tool call's (`workflows._tracing`)
             output = await workflow.execute_child_workflow(
                 'AgentWorkflow',
                 inp,
-                id=child_workflow_id(activity_id, number),
+                id=child_id,
                 result_type=AgentRunOutput,
                 parent_close_policy=workflow.ParentClosePolicy.REQUEST_CANCEL,
                 static_summary=shorten(f'{request.agent}, for {call.tool_name} [{call.tool_call_id}]'),
@@ -67,4 +68,7 @@ async def run_delegated(request: DelegatedRun, call: ToolCallPart, activity_id: 
         usage=usage_added(request.usage or RunUsage(), output.usage),
         run_id=output.run_id,
         conversation_id=output.conversation_id,
+        # A child's result leaves its messages out (the tool reads them from the child if it asks for them).
+        workflow_id=child_id,
+        messages_left_out=output.earlier_messages_omitted,
     )

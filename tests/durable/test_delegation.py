@@ -16,7 +16,8 @@ from temporalio.client import Client, WorkflowExecutionStatus, WorkflowUpdateFai
 from temporalio.testing import WorkflowEnvironment
 
 from agent import Agent, RunContext
-from agent.messages import ToolCallPart
+from agent.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse, TextPart, ToolCallPart
+from agent.models.function import AgentInfo, FunctionModel
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ConversationMessage
 from workflows._types import CancelTurnResult
@@ -277,3 +278,46 @@ async def test_a_grandchilds_approval_is_answered_at_the_top_run(client: Client,
     assert result.output == 'tides follow the moon + published'
     assert tool_log == ['lookup tides', 'publish']
     assert [(r.tool_call_id, r.by) for r in result.decisions] == [('p-1/e-1/r-2', ['alice'])]
+
+
+async def test_a_childs_messages_stay_out_of_the_parents_history_until_the_tool_reads_them(
+    client: Client, task_queue: str
+) -> None:
+    # The child's one tool returns 20 kB; its answer is short. The parent's tool reads the child's output and,
+    # through `new_messages()`, its messages, which the activity reads from the child run without recording them.
+    big = Agent(_call_then_answer('fetch', 'short answer'), name='researcher')
+
+    @big.tool_plain
+    def fetch() -> str:
+        return 'x' * 20_000
+
+    parent = Agent(tools_then_text(ToolCallPart('ask_researcher', {}, 'p-1')), name='router')
+
+    @parent.tool
+    async def ask_researcher(ctx: RunContext[None]) -> str:
+        result = await big.run('go', usage=ctx.usage)
+        sizes = [len(ModelMessagesTypeAdapter.dump_json([message])) > 20_000 for message in result.new_messages()]
+        return f'{result.output}; large messages: {sizes}'
+
+    in_process = await parent.run('go')
+    async with build_worker(client, {'router': parent, 'researcher': big}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'go', workflow_id=f'router-{uuid.uuid4()}')
+        durable = await agents.result(handle.id)
+        (child_id,) = await _children(client, handle.id)
+        child = await agents.result(child_id)  # the client pages in the messages the child's result left out
+        parent_bytes = sum(event.ByteSize() for event in (await handle.fetch_history()).events)
+    assert durable.output == in_process.output == 'short answer; large messages: [False, False, True, False]'
+    assert durable.usage == in_process.usage()
+    assert len(ModelMessagesTypeAdapter.dump_json(child.new_messages)) > 20_000
+    # The 20 kB are in the child's history only: not in its result, nor in the parent's history.
+    assert parent_bytes < 20_000
+
+
+def _call_then_answer(tool_name: str, answer: str) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(messages) == 1:
+            return ModelResponse(parts=[ToolCallPart(tool_name, {}, 'r-1')])
+        return ModelResponse(parts=[TextPart(answer)])
+
+    return FunctionModel(respond)
