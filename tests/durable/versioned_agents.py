@@ -54,13 +54,13 @@ def _payments(version: str) -> DurableAgent:
     agent = Agent(_pays(TRANSFER, ARCHIVE) if version == 'A' else _pays(TRANSFER), name='payments')
 
     @agent.tool_plain(requires_approval=True)
-    def transfer(amount: int) -> str:  # pyright: ignore[reportUnusedFunction]
+    def transfer(amount: int) -> str:
         return f'sent {amount} by {version}'
 
     if version == 'A':
 
         @agent.tool_plain(requires_approval=True)
-        def archive(path: str) -> str:  # pyright: ignore[reportUnusedFunction]
+        def archive(path: str) -> str:
             return f'archived {path} by {version}'
 
     rules = {} if version == 'A' else {'transfer': ApprovalRule(approvers={'bob'})}
