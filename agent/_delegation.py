@@ -2,8 +2,9 @@
 
 In process, a tool that calls `other_agent.run(...)` runs the other agent right there (Pydantic AI's agent
 delegation). A durable run's tool activity installs a `RunRedirect` for the tool's duration instead: the run of an
-agent the worker serves becomes a child run of the workflow (see `activities._delegation`). `Agent.run` asks
-`redirected` first and runs in process only when it answers `None`. A redirect that stops the tool while the run goes
+agent the worker serves becomes a child run of the workflow (see `activities._delegation`). `Agent.run` (and `iter`,
+`run_stream`, `run_stream_events`) asks `redirected` first and runs in process only when it answers `None`; the other
+entry points wrap the result they get (see `agent._finished_run`). A redirect that stops the tool while the run goes
 on elsewhere raises a `RunHandedOff`: control flow, which the tool's span does not count as a failure.
 """
 

@@ -173,13 +173,17 @@ ASKS = {'iter': ask_with_iter, 'run_stream': ask_with_run_stream, 'run_stream_ev
 
 
 def streaming_router(child: Agent[None, str], how: str) -> Agent[None, str]:
-    """The parent, whose tool runs `child` through `ASKS[how]` and returns what that says."""
+    """The parent, whose tool runs `child` through `ASKS[how]` and returns what that says (or, if the child fails,
+    asks for a retry)."""
     agent = Agent(tools_then_text(ToolCallPart('ask_researcher', {'question': 'why tides?'}, 'p-1')), name='router')
     ask = ASKS[how]
 
     @agent.tool
     async def ask_researcher(ctx: RunContext[None], question: str) -> str:
-        return await ask(child, question, ctx)
+        try:
+            return await ask(child, question, ctx)
+        except AgentRunError as exc:
+            raise ModelRetry(f'The researcher failed: {exc}') from exc
 
     return agent
 

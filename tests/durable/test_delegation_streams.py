@@ -13,7 +13,7 @@ from worker import build_worker
 from workflows import AgentRunOutput
 from workflows.client import AgentClient
 
-from .delegation_agents import ASKS, researcher, streaming_router
+from .delegation_agents import ASKS, failing_researcher, researcher, streaming_router
 from .test_delegation import ANSWER, _children
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -41,3 +41,20 @@ async def test_a_tool_streaming_or_iterating_another_agent_runs_it_as_a_child_ru
     # The child ran as a workflow of its own, under the id derived from the tool call's activity.
     assert children == [f'{handle.id}.1.1.tool.p-1.agent0']
     assert child_output.output == ANSWER
+
+
+@pytest.mark.parametrize('how', sorted(ASKS))
+async def test_a_failing_child_raises_its_error_in_a_tool_streaming_or_iterating_it_as_in_process(
+    client: Client, task_queue: str, how: str
+) -> None:
+    child = failing_researcher()
+    parent: Agent[None, str] = streaming_router(child, how)
+    in_process = await parent.run('Why are there tides?')
+    async with build_worker(client, {'router': parent, 'researcher': child}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'Why are there tides?', workflow_id=f'router-{uuid.uuid4()}')
+        durable = await agents.result(handle.id)
+        children = await _children(client, handle.id)
+    assert durable.output == in_process.output
+    assert durable.output.startswith('The researcher failed: ')
+    assert len(children) == 1
