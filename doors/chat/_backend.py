@@ -217,6 +217,11 @@ class DurableChatBackend:
             await self._gate.check(_NOT_SENT)
             if conversation is not None:
                 await self._check_idle(conversation.handle)
+                # Between turns, so a turn the hub still follows is over: one another client sent (an application
+                # handing the conversation off, say), which this server did not end. It must not replay as this one.
+                own = self._turns.get(workflow_id)
+                if own is None or not own.running:
+                    self._hub.end_turn(workflow_id)
             live = await self._send(turn.conversation_id, agent, turn.owner, turn.user_prompt)
         # Only running stretches and ended turns the hub still replays are needed (for `resume`); forget the others.
         self._turns = {
