@@ -274,27 +274,10 @@ class Agent(
         Raises:
             UserError: for tool retries in `retries`.
         """
+        # The call's keyword arguments, as `run(...)` hands them on: first, before the body adds locals of its own.
+        given = {key: value for key, value in locals().items() if key not in ('self', 'user_prompt', 'infer_name')}
         if infer_name and self.name is None:
             self._infer_name(inspect.currentframe())
-        given = dict(
-            output_type=output_type,
-            message_history=message_history,
-            deferred_tool_results=deferred_tool_results,
-            conversation_id=conversation_id,
-            model=model,
-            instructions=instructions,
-            deps=deps,
-            model_settings=model_settings,
-            usage_limits=usage_limits,
-            usage=usage,
-            metadata=metadata,
-            toolsets=toolsets,
-            capabilities=capabilities,
-            builtin_tools=builtin_tools,
-            event_stream_handler=event_stream_handler,
-            spec=spec,
-            retries=retries,
-        )
         if (finished := await redirected(self, user_prompt, given)) is not None:
             yield FinishedRun(finished, user_prompt)
             return
