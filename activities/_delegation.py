@@ -1,4 +1,5 @@
-"""Agent delegation in a durable run: a tool's `other_agent.run(...)` becomes a child run of the workflow.
+"""Agent delegation in a durable run: a tool's `other_agent.run(...)` (or `run_sync`, `iter`, `run_stream`,
+`run_stream_events`) becomes a child run of the workflow.
 
 A tool that delegates (Pydantic AI's pattern: the tool runs another agent, passing `usage=ctx.usage`) runs in a tool
 activity like any other. When it starts a run of an agent the worker serves, the run is not made there: the
