@@ -188,6 +188,18 @@ def streaming_router(child: Agent[None, str], how: str) -> Agent[None, str]:
     return agent
 
 
+def sync_streaming_router(child: Agent[None, str]) -> Agent[None, str]:
+    """The parent with a sync tool, which streams `child`'s text with `run_stream_sync` and counts its messages."""
+    agent = Agent(tools_then_text(ToolCallPart('ask_researcher', {'question': 'why tides?'}, 'p-1')), name='router')
+
+    @agent.tool_plain
+    def ask_researcher(question: str) -> str:
+        result = child.run_stream_sync(question)
+        return f'{"".join(result.stream_text(delta=True))} | {len(result.new_messages())} messages'
+
+    return agent
+
+
 def agents_of(child: Agent[None, str]) -> dict[str, Any]:
     """Both agents, under the names a worker serves them by."""
     return {'router': router(child), 'researcher': child}

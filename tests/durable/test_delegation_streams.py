@@ -13,7 +13,7 @@ from worker import build_worker
 from workflows import AgentRunOutput
 from workflows.client import AgentClient
 
-from .delegation_agents import ASKS, failing_researcher, researcher, streaming_router
+from .delegation_agents import ASKS, failing_researcher, researcher, streaming_router, sync_streaming_router
 from .test_delegation import ANSWER, _children
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -57,4 +57,17 @@ async def test_a_failing_child_raises_its_error_in_a_tool_streaming_or_iterating
         children = await _children(client, handle.id)
     assert durable.output == in_process.output
     assert durable.output.startswith('The researcher failed: ')
+    assert len(children) == 1
+
+
+async def test_run_stream_sync_in_a_sync_tool_delegates_too(client: Client, task_queue: str) -> None:
+    child = researcher()
+    parent = sync_streaming_router(child)
+    in_process = await parent.run('Why are there tides?')
+    async with build_worker(client, {'router': parent, 'researcher': child}, task_queue=task_queue):
+        agents = AgentClient(client, task_queue=task_queue)
+        handle = await agents.start('router', 'Why are there tides?')
+        durable = await agents.result(handle.id)
+        children = await _children(client, handle.id)
+    assert durable.output == in_process.output == f'{ANSWER} | 4 messages'
     assert len(children) == 1
