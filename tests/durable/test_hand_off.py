@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateStage
+from temporalio.client import Client, WorkflowFailureError, WorkflowUpdateFailedError, WorkflowUpdateStage
 from temporalio.exceptions import ApplicationError
 
 from agent import Agent
@@ -202,3 +202,17 @@ async def test_a_hand_off_to_an_agent_whose_deps_the_conversation_lacks_is_refus
     assert cause.message.startswith("Cannot hand the conversation off to 'accounts': "), cause.message
     assert 'deps: required, but missing' in cause.message
     assert after.output == 'triage: charged twice / still there?'
+
+
+async def test_a_run_that_is_not_a_conversation_cannot_name_an_answering_agent(client: Client, task_queue: str) -> None:
+    agents = AgentClient(client, task_queue=task_queue)
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        handle = await agents.start('triage', 'charged twice', answering_agent='billing')
+        with pytest.raises(WorkflowFailureError) as failed:
+            await handle.result()
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError)
+    assert cause.type == 'InvalidInput'
+    assert cause.message.startswith(
+        'The AgentWorkflow input is invalid: answering_agent is for conversations ("conversation": true)'
+    )
