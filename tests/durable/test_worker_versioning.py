@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from temporalio.api.enums.v1 import VersioningBehavior
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 
 from tests._processes import started
@@ -33,13 +34,17 @@ pytestmark = [pytest.mark.asyncio(loop_scope='session'), pytest.mark.slow(60)]
 
 WAIT = 60.0
 """Seconds a step may take on a busy machine (a worker process starts, visibility catches up)."""
+TEST_BOUND = 300.0
+"""Seconds the whole test may take, so that a run that never ends fails it instead of hanging it."""
 RUNS = 10
 
 
-async def version_of(client: Client, workflow_id: str) -> str:
-    """The build id of the version the workflow's latest run is on (pinned to, or last ran on)."""
+async def version_of(client: Client, workflow_id: str) -> str | None:
+    """The build id of the version the workflow's latest run is pinned to (`None` until its first workflow task is
+    done, and for a run that is not pinned)."""
     info = (await client.get_workflow_handle(workflow_id).describe()).raw_description.workflow_execution_info
-    return info.versioning_info.deployment_version.build_id
+    pinned = info.versioning_info.behavior == VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+    return info.versioning_info.deployment_version.build_id if pinned else None
 
 
 async def until(check: Any, what: str) -> Any:
@@ -96,7 +101,10 @@ async def test_runs_finish_on_the_version_that_started_them_while_new_runs_and_m
     conversation = f'c-{uuid.uuid4().hex[:8]}'
     chat_id = conversation_workflow_id('chat', conversation)
     served_a = {'payments': payments_a, 'chat': chat_a}
-    async with build_worker(client, served_a, task_queue=task_queue, deployment=deployment, build_id='A'):
+    async with (
+        asyncio.timeout(TEST_BOUND),
+        build_worker(client, served_a, task_queue=task_queue, deployment=deployment, build_id='A'),
+    ):
         await until(lambda: has_version(client, deployment, 'A'), 'version A registered')
         await set_current_version(client, deployment, 'A')
 
@@ -108,6 +116,9 @@ async def test_runs_finish_on_the_version_that_started_them_while_new_runs_and_m
             await until(lambda h=handle: agents.pending(h.id), f'{handle.id} waits for approval')
         first = await agents.send_message('chat', conversation_id=conversation, prompt='m1', max_turns_per_run=1)
         assert first.output == 'A heard m1'
+        # It continued as new after the turn (one turn per run), onto A, the current version: pinned there once the
+        # next run's first workflow task is done.
+        await until(lambda: version_of_is(client, chat_id, 'A'), 'the next run of the conversation is on A')
 
         # Version B (archive removed, transfer approved by bob only) is deployed and made current.
         references = ['tests.durable.versioned_agents:payments_b', 'tests.durable.versioned_agents:chat_b']
@@ -140,7 +151,7 @@ async def test_runs_finish_on_the_version_that_started_them_while_new_runs_and_m
             assert await version_of(client, fresh.id) == 'B'
 
             # The conversation's run took its next message on A; the hand-over after it moved it to B.
-            assert await version_of(client, chat_id) == 'A'
+            assert await version_of(client, chat_id) == 'A'  # not moved yet: it has not continued as new since
             second = await agents.send_message('chat', conversation_id=conversation, prompt='m2', max_turns_per_run=1)
             assert second.output == 'A heard m2'
             assert await until(lambda: version_of_is(client, chat_id, 'B'), 'the conversation moved to B')
