@@ -31,6 +31,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities import agent_activities
 from activities._agent_activities import HEARTBEAT_THROTTLE
+from activities._agent_version import record_agent_version
 from activities._external_event_ask import ask_external_event
 from activities._remote_toolsets import RemoteToolsets
 from agent import Agent
@@ -204,7 +205,8 @@ def build_worker(
             encryption keys, or a `workflow_side_errors` other than `'fail'` or `'retry'`.
     """
     warm_up()  # the validators of what runs decode, built here rather than in a run's first workflow task
-    activities: list[Any] = [ask_external_event]  # the `ask` of every agent's durable waits (`RequestInput`)
+    # The `ask` of every agent's durable waits (`RequestInput`), and what records a run's agent version.
+    activities: list[Any] = [ask_external_event, record_agent_version]
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []
     set_workflow_side_errors(task_queue, workflow_side_errors)
@@ -317,7 +319,9 @@ class AgentWorker(Worker):
         registered: Sequence[tuple[str, str]] = (),
         **options: Any,
     ) -> None:
-        self._search_attributes = SearchAttributeGate(search_attributes, options.pop('patch_activation_callback', None))
+        self._search_attributes = SearchAttributeGate(
+            search_attributes, options.pop('patch_activation_callback', None), options.get('task_queue')
+        )
         self._evictions = WaitingRunEvictions(client) if evict_waiting_runs else None
         options['workflow_runner'] = AgentWorkflowRunner(
             options.get('workflow_runner') or workflow_runner(),

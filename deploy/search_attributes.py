@@ -29,12 +29,20 @@ from temporalio.service import RPCError
 from deploy._environment import connect_from_environment
 
 # The workflow records them, so the runtime names them; this module registers them.
-from workflows._search_attributes import AGENT_NAME, AGENT_OWNER, AGENT_STATE, PENDING_APPROVALS, SEARCH_ATTRIBUTES
+from workflows._search_attributes import (
+    AGENT_NAME,
+    AGENT_OWNER,
+    AGENT_STATE,
+    AGENT_VERSION,
+    PENDING_APPROVALS,
+    SEARCH_ATTRIBUTES,
+)
 
 __all__ = (
     'AGENT_NAME',
     'AGENT_OWNER',
     'AGENT_STATE',
+    'AGENT_VERSION',
     'PENDING_APPROVALS',
     'SEARCH_ATTRIBUTES',
     'SearchAttributeConflict',

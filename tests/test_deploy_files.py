@@ -120,7 +120,13 @@ def test_workers_start_only_after_the_search_attributes_are_registered():
     assert _depends_on(services['worker']) == {'search-attributes': 'service_completed_successfully'}
     assert _depends_on(services['search-attributes']) == {'temporal-namespace': 'service_completed_successfully'}
     # The attributes are named in one place: the module the one-shot runs.
-    assert [key.name for key in SEARCH_ATTRIBUTES] == ['AgentName', 'AgentState', 'PendingApprovals', 'AgentOwner']
+    assert [key.name for key in SEARCH_ATTRIBUTES] == [
+        'AgentName',
+        'AgentState',
+        'PendingApprovals',
+        'AgentOwner',
+        'AgentVersion',
+    ]
 
 
 def test_worker_service_health_check_is_the_images_health_check_module():

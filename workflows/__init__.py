@@ -9,7 +9,8 @@ Three kinds of module live here, below the worker (`worker.py`) and the front do
   `_run_details`, `_run_attributes`, `_request_size`, `_result_size`, `_history_limits`, `_compact`,
   `_request_encoder`), failures (`_failures`, `_missing_keys`), the approval policy and spans. These import only
   dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
-- Serving it from a worker: the registry of agents (`_registry`, `_agent_loading`), the sandbox runner (`_runner`),
+- Serving it from a worker: the registry of agents (`_registry`, `_agent_loading`) and their versions
+  (`_fingerprint`, recorded by each run with `_agent_version`), the sandbox runner (`_runner`),
   evictions of waiting runs (`_eviction`), the data converter and payload encryption (`_data_converter`,
   `_encryption`) with its codec endpoint (`_codec_server`), tracing and telemetry, search attributes and the
   embedded dev server (`_dev_server`).
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         encrypted_data_converter,
         with_encryption,
     )
+    from ._fingerprint import agent_fingerprint
     from ._registry import get_agent, get_durable_agent, register_agent, registered_agents
     from ._types import (
         AgentRunInput,
@@ -75,6 +77,7 @@ __all__ = (
     'Rejection',
     'RunStatus',
     'Vote',
+    'agent_fingerprint',
     'conversation_workflow_id',
     'data_converter',
     'encrypted_data_converter',
@@ -101,6 +104,7 @@ _HOMES = {
         'encrypted_data_converter',
         'with_encryption',
     ),
+    '_fingerprint': ('agent_fingerprint',),
     '_registry': ('get_agent', 'get_durable_agent', 'register_agent', 'registered_agents'),
     '_types': (
         'AgentRunInput',

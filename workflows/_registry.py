@@ -4,7 +4,8 @@ Workers register agents once, at start-up; the workflow only looks them up (by i
 agent name in its input). This module is passed through the workflow sandbox, so the workflow sees the
 workers' registry and never rebuilds an agent for a run. Keying by task queue lets several workers in
 one process serve different agents under the same name. A worker also records here what its runs do when
-workflow-side code raises (`set_workflow_side_errors`).
+workflow-side code raises (`set_workflow_side_errors`). Each registration computes the agent's version
+(`workflows._fingerprint`) once, for the runs it starts to record (`agent_version`, `set_records_agent_version`).
 """
 
 from __future__ import annotations
@@ -14,17 +15,21 @@ from typing import Any, Literal, get_args
 from agent import Agent, UserError
 
 from ._durable_agent import DurableAgent
+from ._fingerprint import agent_fingerprint
 
 __all__ = (
     'ANY_TASK_QUEUE',
     'WorkflowSideErrors',
+    'agent_version',
     'get_agent',
     'get_durable_agent',
+    'records_agent_version',
     'register_agent',
     'registered_agents',
     'registered_names',
     'release_agent',
     'retries_workflow_side_errors',
+    'set_records_agent_version',
     'set_workflow_side_errors',
 )
 
@@ -39,6 +44,8 @@ choice to user code's errors in its model-request activities (see `activities._t
 _entries: dict[tuple[str, str], DurableAgent] = {}
 _holders: dict[tuple[str, str], int] = {}  # how many registrations (running workers) hold each entry
 _retrying_queues: set[str] = set()
+_versions: dict[tuple[str, str], str] = {}  # each entry's agent version, computed as it is registered
+_version_attribute_queues: set[str] = set()
 
 
 def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_queue: str = ANY_TASK_QUEUE) -> None:
@@ -61,6 +68,7 @@ def register_agent(name: str, agent: Agent[Any, Any] | DurableAgent, *, task_que
             'still running in this process)'
         )
     _entries[(task_queue, name)] = durable
+    _versions[(task_queue, name)] = agent_fingerprint(durable)
     _holders[(task_queue, name)] = _holders.get((task_queue, name), 0) + 1
 
 
@@ -73,6 +81,7 @@ def release_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> None:
         return
     _holders.pop(key, None)
     _entries.pop(key, None)
+    _versions.pop(key, None)
 
 
 def get_durable_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> DurableAgent:
@@ -86,6 +95,12 @@ def get_durable_agent(name: str, task_queue: str = ANY_TASK_QUEUE) -> DurableAge
         known = ', '.join(registered_names(task_queue)) or '(none)'
         raise UserError(f'No agent is registered as {name!r} on this worker. Registered agents: {known}')
     return found
+
+
+def agent_version(name: str, task_queue: str = ANY_TASK_QUEUE) -> str | None:
+    """The version (`agent_fingerprint`) of the agent registered as `name` for `task_queue` (or for any queue), computed
+    when it was registered; `None` if there is no such agent."""
+    return _versions.get((task_queue, name)) or _versions.get((ANY_TASK_QUEUE, name))
 
 
 def registered_names(task_queue: str = ANY_TASK_QUEUE) -> list[str]:
@@ -117,6 +132,20 @@ def retries_workflow_side_errors(task_queue: str) -> bool:
     return task_queue in _retrying_queues
 
 
+def set_records_agent_version(task_queue: str, records: bool) -> None:
+    """Record whether new runs on `task_queue` record their agent's version as the `AgentVersion` search attribute
+    (the worker's namespace has it registered, see `workflows._search_attributes`)."""
+    if records:
+        _version_attribute_queues.add(task_queue)
+    else:
+        _version_attribute_queues.discard(task_queue)
+
+
+def records_agent_version(task_queue: str) -> bool:
+    """Whether new runs on `task_queue` record their agent's version as the `AgentVersion` search attribute."""
+    return task_queue in _version_attribute_queues
+
+
 def registered_agents() -> dict[tuple[str, str], DurableAgent]:
     """A copy of the registry, keyed by `(task_queue, name)`."""
     return dict(_entries)
@@ -126,3 +155,4 @@ def unregister(name: str, task_queue: str = ANY_TASK_QUEUE) -> None:
     """Remove a name's registration, however many hold it."""
     _entries.pop((task_queue, name), None)
     _holders.pop((task_queue, name), None)
+    _versions.pop((task_queue, name), None)

@@ -75,6 +75,8 @@ class RunView:
     """How the run's deferred tool calls were decided so far, oldest first."""
     answering_agent: str | None = None
     """The agent answering the conversation's turns since a hand-off, if one did."""
+    agent_version: str | None = None
+    """The version of the run's agent it started on (see `workflows._agent_version`), if it recorded one."""
 
 
 def shorten(text: str, limit: int = SUMMARY_LIMIT) -> str:
@@ -112,6 +114,8 @@ def current_details(view: RunView) -> str:
     if not lines:
         lines = list(view.doing) or [_STATE_LINES.get(view.state, view.state)]
     details = lines[0] if len(lines) == 1 else '\n'.join(f'- {line}' for line in lines)
+    if view.agent_version is not None:
+        details += f'\n\nAgent version {view.agent_version}'
     if view.answering_agent is not None:
         details += f'\n\nAnswered by {view.answering_agent} (the conversation was handed off to it)'
     if not view.decisions:

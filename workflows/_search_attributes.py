@@ -16,6 +16,11 @@ or is told (`build_worker(search_attributes=...)`, e.g. where a cloud account ma
 namespace without the attributes logs one line saying how to register them, and its runs work as before, without
 an inbox. Runs recorded before this existed have no marker and replay unchanged. (A bare `temporalio` `Worker`
 has no callback, so its runs take the patch, as the SDK does by default: it needs the attributes registered.)
+
+`AgentVersion` came later, so it is decided apart: a namespace registered before it keeps its inbox, and its runs
+record their agent's version in their status only. The worker asks for it with the others and tells its runs through
+the registry (`set_records_agent_version`); a run records the answer with its version, once, as it starts (see
+`workflows._agent_version`), so a replay follows the run's own answer here too.
 """
 
 from __future__ import annotations
@@ -30,10 +35,14 @@ from temporalio.common import SearchAttributeKey
 from temporalio.service import RPCError
 from temporalio.worker import PatchActivationInput
 
+from ._registry import set_records_agent_version
+
 __all__ = (
     'AGENT_NAME',
     'AGENT_OWNER',
     'AGENT_STATE',
+    'AGENT_VERSION',
+    'INBOX_ATTRIBUTES',
     'PENDING_APPROVALS',
     'RECORD_SEARCH_ATTRIBUTES',
     'SEARCH_ATTRIBUTES',
@@ -51,9 +60,15 @@ PENDING_APPROVALS = SearchAttributeKey.for_int('PendingApprovals')
 """How many tool calls of the run wait for a human's approval (also those a conversation's last turn ended on)."""
 AGENT_OWNER = SearchAttributeKey.for_keyword('AgentOwner')
 """Who started the run (the `owner` of its input); unset when the input names no owner."""
+AGENT_VERSION = SearchAttributeKey.for_keyword('AgentVersion')
+"""The version of the run's agent it started on (`workflows.agent_fingerprint`, twelve hex characters)."""
 
-SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[Any], ...] = (AGENT_NAME, AGENT_STATE, PENDING_APPROVALS, AGENT_OWNER)
-"""Every custom search attribute runs record; a namespace needs all of them registered."""
+INBOX_ATTRIBUTES: tuple[SearchAttributeKey[Any], ...] = (AGENT_NAME, AGENT_STATE, PENDING_APPROVALS, AGENT_OWNER)
+"""The attributes runs record only where the namespace has all of them (the approvals inbox)."""
+
+SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[Any], ...] = (*INBOX_ATTRIBUTES, AGENT_VERSION)
+"""Every custom search attribute runs record, which a namespace should have registered (`AgentVersion` is recorded
+only where the others are, and runs work without it)."""
 
 RECORD_SEARCH_ATTRIBUTES = 'agent-search-attributes'
 """The patch id under which a run records its decision to upsert the search attributes."""
@@ -93,20 +108,38 @@ class SearchAttributeGate:
     Args:
         enabled: `True` or `False` to decide without asking the namespace; `None` asks it in `check`.
         activate: the patch activation callback the worker was given for other patches, if any.
+        task_queue: the worker's task queue, whose runs `check` tells (through the registry) whether they record
+            `AgentVersion`.
     """
 
     def __init__(
-        self, enabled: bool | None = None, activate: Callable[[PatchActivationInput], bool] | None = None
+        self,
+        enabled: bool | None = None,
+        activate: Callable[[PatchActivationInput], bool] | None = None,
+        task_queue: str | None = None,
     ) -> None:
         self.enabled = enabled
+        self.records_version = False
+        """Whether new runs record `AgentVersion` (known after `check`)."""
         self._asked = enabled is not None
         self._activate_others = activate
+        self._task_queue = task_queue
 
     async def check(self, client: Client) -> None:
         """Ask the namespace once whether it has the attributes; log one line saying what to do if not."""
-        if self._asked:
-            return
-        self._asked = True
+        if not self._asked:
+            self._asked = True
+            await self._ask(client)
+        elif self.enabled:
+            # Told to record them: `AgentVersion` came later than the others, so a namespace may lack it alone.
+            try:
+                self.records_version = not await missing_search_attributes(client, (AGENT_VERSION,))
+            except RPCError:
+                self.records_version = False
+        if self._task_queue is not None:
+            set_records_agent_version(self._task_queue, bool(self.enabled) and self.records_version)
+
+    async def _ask(self, client: Client) -> None:
         namespace = client.namespace
         try:
             missing = await missing_search_attributes(client)
@@ -119,13 +152,21 @@ class SearchAttributeGate:
                 exc.message,
             )
             return
-        self.enabled = not missing
-        if missing:
+        self.enabled = not [name for name in missing if name != AGENT_VERSION.name]
+        self.records_version = self.enabled and not missing
+        if not self.enabled:
             logger.warning(
                 'Runs will not record search attributes (no approvals inbox): namespace %r lacks %s. Register '
                 'them with `%s` and restart the worker.',
                 namespace,
                 ', '.join(missing),
+                REGISTER_HINT.format(namespace=namespace),
+            )
+        elif missing:
+            logger.warning(
+                'Runs will not record their agent version as a search attribute: namespace %r lacks AgentVersion. '
+                'Register it with `%s` and restart the worker.',
+                namespace,
                 REGISTER_HINT.format(namespace=namespace),
             )
 

@@ -206,6 +206,9 @@ class RunStatus:
     answering_agent: str | None = None
     """The agent that answers the conversation's turns since a hand-off (`ConversationMessage.hand_off_to`); `None`
     while the run's own agent does."""
+    agent_version: str | None = None
+    """The version of the run's agent it started on (`workflows.agent_fingerprint`, recorded as it started); `None`
+    for a run started before runs recorded it."""
 
 
 @dataclass

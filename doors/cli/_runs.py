@@ -152,9 +152,10 @@ async def approve_command(args: argparse.Namespace) -> int:
 
 
 async def status_command(args: argparse.Namespace) -> int:
-    """`agents status ID`: state, step and usage of a run, why it failed if it did, the agent a conversation was
-    handed off to, its decision records (who decided each deferred tool call, when, on which arguments), the approvals
-    under rules still open, what it rejected, and the tokens of its waits for external events.
+    """`agents status ID`: state, step and usage of a run, why it failed if it did, the version of its agent it started
+    on, the agent a conversation was handed off to, its decision records (who decided each deferred tool call, when,
+    on which arguments), the approvals under rules still open, what it rejected, and the tokens of its waits for
+    external events.
 
     A run whose workflow task fails on the worker cannot say its state: it is running, and the failure is its error.
     """
@@ -181,6 +182,8 @@ async def status_command(args: argparse.Namespace) -> int:
     print(f'{state} (step {status.step}, {counts})')
     if failure is not None:
         print(f'  error: {failure}')
+    if status.agent_version is not None:
+        print(f'  agent version: {status.agent_version}')
     if status.answering_agent is not None:
         print(f'  answered by {status.answering_agent} (the conversation was handed off to it)')
     for record in status.decisions:

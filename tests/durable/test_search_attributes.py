@@ -50,6 +50,7 @@ async def test_command_registers_the_runs_attributes_on_the_namespace(
         'AgentState': IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
         'PendingApprovals': IndexedValueType.INDEXED_VALUE_TYPE_INT,
         'AgentOwner': IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        'AgentVersion': IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
     }
     # A second run (the one-shot service restarted) finds them and says so.
     assert await asyncio.to_thread(main, ['--address', address]) == 0

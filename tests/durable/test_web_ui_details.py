@@ -23,7 +23,7 @@ from agent import Agent, ToolDenied
 from agent.messages import ToolCallPart
 from agent.models import Model
 from worker import build_replayer, build_worker
-from workflows import ApprovalRule, DurableAgent, EncryptionCodec, with_encryption
+from workflows import ApprovalRule, DurableAgent, EncryptionCodec, agent_fingerprint, with_encryption
 from workflows.client import AgentClient
 
 from .test_agent_workflow import AGENTS, scripted, wait_for_status
@@ -61,6 +61,11 @@ async def activity_summaries(client: Client, workflow_id: str) -> list[tuple[str
 async def current_details(handle: WorkflowHandle[Any, Any]) -> str:
     metadata: WorkflowMetadata = await handle.query(METADATA_QUERY, result_type=WorkflowMetadata)
     return metadata.current_details
+
+
+def version(agent: Agent[Any, Any] | DurableAgent) -> str:
+    """The line of the current details that says which version of its agent the run started on."""
+    return f'\n\nAgent version {agent_fingerprint(agent)}'
 
 
 async def wait_for_details(handle: WorkflowHandle[Any, Any], expected: str) -> None:
@@ -120,16 +125,18 @@ async def test_the_current_details_say_which_approvals_the_run_waits_for(client:
         agents = AgentClient(client, task_queue=task_queue)
         handle = await agents.start('approval_agent', 'clean up')
         await wait_for_status(handle, 'awaiting_deferred_tools')
+        started_on = version(AGENTS['approval_agent'])
         assert await current_details(handle) == (
             "- Waiting for approval: delete_file(path='a.txt')\n- Waiting for approval: delete_file(path='b.txt')"
+            + started_on
         )
         await agents.approve(handle.id, approvals={'del-a': True})
-        await wait_for_details(handle, "Waiting for approval: delete_file(path='b.txt')")
+        await wait_for_details(handle, "Waiting for approval: delete_file(path='b.txt')" + started_on)
         await agents.approve(handle.id, approvals={'del-b': True})
         await handle.result()
         # Once decided, the approvals are listed under what the run is doing, each with who answered.
         assert await current_details(handle) == (
-            'Completed\n\nDecisions:\n'
+            f'Completed{started_on}\n\nDecisions:\n'
             f'- del-a delete_file: approved by {client.identity}\n- del-b delete_file: approved by {client.identity}'
         )
 
@@ -146,11 +153,11 @@ async def test_the_current_details_list_who_decided_each_call_under_the_approval
         await agents.approve(handle.id, approvals={'del-a': True}, caller='alice')
         await agents.approve(handle.id, approvals={'del-b': ToolDenied('keep b.txt')}, caller='bob')
         # One of the two approvals del-a needs is no decision yet: the run still waits for it.
-        await wait_for_details(handle, "Waiting for approval: delete_file(path='a.txt')")
+        await wait_for_details(handle, "Waiting for approval: delete_file(path='a.txt')" + version(ruled))
         await agents.approve(handle.id, approvals={'del-a': True}, caller='bob')
         await handle.result()
         assert await current_details(handle) == (
-            'Completed\n\nDecisions:\n'
+            f'Completed{version(ruled)}\n\nDecisions:\n'
             '- del-a delete_file: approved by alice, bob\n'
             '- del-b delete_file: denied by bob: keep b.txt'
         )
@@ -166,7 +173,7 @@ async def test_with_encryption_the_history_and_details_hold_no_argument_or_promp
         handle = await agents.start('note_agent', PROMPT, workflow_id=workflow_id)
         await wait_for_status(handle, 'awaiting_deferred_tools')
         # An operator holding the key (the Web UI through the codec endpoint) reads what the run waits for ...
-        assert await current_details(handle) == f"Waiting for approval: file_note(text='{NOTE}')"
+        assert await current_details(handle) == f"Waiting for approval: file_note(text='{NOTE}')" + version(note_agent)
         # ... while the server only ever relays ciphertext.
         answer = await client.workflow_service.query_workflow(
             QueryWorkflowRequest(
