@@ -18,11 +18,12 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from temporalio.api.enums.v1 import VersioningBehavior
+from temporalio.api.enums.v1 import VersioningBehavior as VersioningBehaviorProto
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.common import VersioningBehavior, WorkerDeploymentVersion
 
 from tests._processes import started
-from worker import build_worker
+from worker import build_worker, code_build_id
 from workflows import AgentRunOutput
 from workflows._deployments import describe_deployment, set_current_version
 from workflows.client import AgentClient, conversation_workflow_id
@@ -43,7 +44,7 @@ async def version_of(client: Client, workflow_id: str) -> str | None:
     """The build id of the version the workflow's latest run is pinned to (`None` until its first workflow task is
     done, and for a run that is not pinned)."""
     info = (await client.get_workflow_handle(workflow_id).describe()).raw_description.workflow_execution_info
-    pinned = info.versioning_info.behavior == VersioningBehavior.VERSIONING_BEHAVIOR_PINNED
+    pinned = info.versioning_info.behavior == VersioningBehaviorProto.VERSIONING_BEHAVIOR_PINNED
     return info.versioning_info.deployment_version.build_id if pinned else None
 
 
@@ -174,3 +175,16 @@ async def test_runs_finish_on_the_version_that_started_them_while_new_runs_and_m
 
 async def version_of_is(client: Client, workflow_id: str, build_id: str) -> bool:
     return await version_of(client, workflow_id) == build_id
+
+
+async def test_a_versioned_worker_without_a_build_id_is_the_version_of_its_code(
+    client: Client, task_queue: str
+) -> None:
+    deployment = f'd-{uuid.uuid4().hex[:8]}'
+    worker = build_worker(client, {'payments': payments_a}, task_queue=task_queue, deployment=deployment)
+    async with worker:
+        config = worker.config().get('deployment_config')
+        await until(lambda: has_version(client, deployment, code_build_id([payments_a])), 'the version registered')
+    assert config is not None
+    assert config.version == WorkerDeploymentVersion(deployment, code_build_id([payments_a]))
+    assert config.default_versioning_behavior == VersioningBehavior.PINNED
