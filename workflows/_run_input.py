@@ -14,24 +14,31 @@ import pydantic
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
+from agent._deferred import DeferredToolResults
 from agent.exceptions import UserError
 
 from ._data_converter import type_adapter
 from ._door import InvalidInput, parse_one, validate_json_value
 from ._durable_agent import DurableAgent
+from ._event_waits import MAX_CALLER_CHARS
 from ._registry import get_durable_agent, registered_names
-from ._types import AgentRunInput, CancelTurn
+from ._types import AgentRunInput, Caller, CancelTurn, WaitForTurn
 
 __all__ = (
     'INPUT_HINT',
     'MAX_OWNER_LENGTH',
     'RUN_INPUT',
+    'caller_input',
     'cancel_request',
     'check_input',
+    'deferred_resolution',
     'invalid_input',
     'registered_agent',
     'validated_deps',
+    'wait_request',
 )
+
+_RESOLVE_INPUT = 'The resolve_deferred_tools input'
 
 RUN_INPUT = 'The AgentWorkflow input'
 """How messages name the run's input."""
@@ -156,3 +163,40 @@ def cancel_request(args: Sequence[Any]) -> CancelTurn:
         InvalidInput: if it is something else.
     """
     return parse_one(args, CancelTurn, 'The cancel_turn input') if args else CancelTurn()
+
+
+def wait_request(args: Sequence[Any]) -> WaitForTurn:
+    """The `wait_for_turn` input: nothing, or one `WaitForTurn` object.
+
+    Raises:
+        InvalidInput: if it is something else.
+    """
+    return parse_one(args, WaitForTurn, 'The wait_for_turn input') if args else WaitForTurn()
+
+
+def deferred_resolution(args: Sequence[Any]) -> tuple[DeferredToolResults, Caller]:
+    """The `resolve_deferred_tools` input: the results, and who sends them if the second argument says.
+
+    Raises:
+        InvalidInput: if either is malformed, or more arguments arrived.
+    """
+    if len(args) > 2:
+        raise InvalidInput(
+            f'{_RESOLVE_INPUT} is one DeferredToolResults object, optionally followed by a caller object such as '
+            f'{{"identity": "alice"}}; {len(args)} arguments arrived'
+        )
+    caller = caller_input(args[1:], 'The resolve_deferred_tools caller') if len(args) == 2 else Caller()
+    return parse_one(args[:1], DeferredToolResults, _RESOLVE_INPUT), caller
+
+
+def caller_input(args: Sequence[Any], what: str) -> Caller:
+    """The `Caller` argument of a handler, named `what` in errors.
+
+    Raises:
+        InvalidInput: if it is malformed or names no one (or too long a name) as its identity.
+    """
+    caller = parse_one(args, Caller, what)
+    identity = caller.identity
+    if identity is not None and not (identity.strip() and len(identity) <= MAX_CALLER_CHARS):
+        raise InvalidInput(f'{what} must name someone as its identity, in at most {MAX_CALLER_CHARS} characters')
+    return caller

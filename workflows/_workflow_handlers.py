@@ -37,10 +37,10 @@ from ._child_answers import CHILD_SIGNAL, child_refusals, forward_to_children
 from ._children import ChildPending, Children, only_approvals
 from ._decisions import DecisionRecord
 from ._door import InvalidInput, parse_deferred_results, parse_one
-from ._event_waits import MAX_CALLER_CHARS, EventWaits, WaitNotReached
+from ._event_waits import EventWaits, WaitNotReached
 from ._ports import WorkflowPorts
 from ._result_size import fit_result, message_page
-from ._run_input import cancel_request
+from ._run_input import caller_input, cancel_request, deferred_resolution, wait_request
 from ._turns import Turn, TurnSlot
 from ._types import (
     CONVERSATION_MOVING,
@@ -59,7 +59,6 @@ from ._types import (
     Rejection,
     RunningTurn,
     RunStatus,
-    WaitForTurn,
     WaitForTurnResult,
 )
 
@@ -74,7 +73,6 @@ MAX_DECISIONS_KEPT = 100
 MAX_ENDED_TURNS_KEPT = 20
 """How many ended turns `wait_for_turn` still finds by update id (a client may ask just after the end)."""
 
-_RESOLVE_INPUT = 'The resolve_deferred_tools input'
 _RESOLUTION_INPUT = 'The resolve_external_event input'
 
 
@@ -195,7 +193,7 @@ class AgentWorkflowHandlers:
         timeout would grow the history with each call (bringing continue-as-new closer) and pile up handlers; call
         it once for each stretch of a turn: from its start, and again after answering its approvals.
         """
-        request = _wait_request(args)
+        request = wait_request(args)
         turn = self._find_turn(request.update_id)
         assert turn is not None  # the validator found it
         await workflow.wait_condition(lambda: turn.done or self._awaiting(turn) is not None)
@@ -207,7 +205,7 @@ class AgentWorkflowHandlers:
     def _validate_wait(self, *args: Any) -> None:
         if not self._conversation:
             raise ValueError('This run is not a conversation, so it has no turns to wait for; wait for its result.')
-        request = _wait_request(args)
+        request = wait_request(args)
         self._check_owner(request.owner, 'follow its turns')
         if self._find_turn(request.update_id) is None:
             if request.update_id is None:
@@ -244,7 +242,7 @@ class AgentWorkflowHandlers:
         """
         handler = 'submit_deferred_tool_results'
         try:
-            caller = _caller(args[1:], f'The {handler} caller') if len(args) == 2 else Caller()
+            caller = caller_input(args[1:], f'The {handler} caller') if len(args) == 2 else Caller()
             results, rejected = parse_deferred_results(args[:1] if len(args) == 2 else args, handler)
         except InvalidInput as exc:
             self._reject([Rejection(handler, str(exc))])
@@ -302,7 +300,7 @@ class AgentWorkflowHandlers:
         Takes one `DeferredToolResults`, optionally followed by a `Caller` naming who answers. Answers for a child
         run's calls (by path, see `workflows._children`) are forwarded to the child.
         """
-        results, caller = _resolution(args)
+        results, caller = deferred_resolution(args)
         _credit(results, caller.identity)
         results, theirs = self._children.split(results)
         await forward_to_children(self._children, theirs)
@@ -313,7 +311,7 @@ class AgentWorkflowHandlers:
 
     @resolve_deferred_tools.validator
     def _validate_resolution(self, *args: Any) -> None:
-        results, caller = _resolution(args)
+        results, caller = deferred_resolution(args)
         self._check_owner(caller.owner, 'answer its approvals')
         _credit(results, caller.identity)
         results, theirs = self._children.split(results)
@@ -475,33 +473,6 @@ def _outcome(turn: Turn) -> Literal['completed', 'failed', 'cancelled']:
         return 'completed'
     error = turn.error
     return 'cancelled' if isinstance(error, ApplicationError) and error.type == TURN_CANCELLED else 'failed'
-
-
-def _wait_request(args: Sequence[Any]) -> WaitForTurn:
-    return parse_one(args, WaitForTurn, 'The wait_for_turn input') if args else WaitForTurn()
-
-
-def _resolution(args: Sequence[Any]) -> tuple[DeferredToolResults, Caller]:
-    """The `resolve_deferred_tools` input: the results, and who sends them if the second argument says.
-
-    Raises:
-        InvalidInput: if either is malformed, or more arguments arrived.
-    """
-    if len(args) > 2:
-        raise InvalidInput(
-            f'{_RESOLVE_INPUT} is one DeferredToolResults object, optionally followed by a caller object such as '
-            f'{{"identity": "alice"}}; {len(args)} arguments arrived'
-        )
-    caller = _caller(args[1:], 'The resolve_deferred_tools caller') if len(args) == 2 else Caller()
-    return parse_one(args[:1], DeferredToolResults, _RESOLVE_INPUT), caller
-
-
-def _caller(args: Sequence[Any], what: str) -> Caller:
-    caller = parse_one(args, Caller, what)
-    identity = caller.identity
-    if identity is not None and not (identity.strip() and len(identity) <= MAX_CALLER_CHARS):
-        raise InvalidInput(f'{what} must name someone as its identity, in at most {MAX_CALLER_CHARS} characters')
-    return caller
 
 
 def _credit(results: DeferredToolResults, identity: str | None) -> None:
