@@ -130,3 +130,18 @@ def test_a_build_id_without_a_deployment_is_a_usage_error(capsys: pytest.Capture
     assert capsys.readouterr().err == (
         'agents: --build-id names a version of a worker deployment: give --deployment NAME too.\n'
     )
+
+
+@durable
+async def test_without_deployment_flag_several_deployments_are_named_to_choose_from(
+    client: Client, task_queue: str
+) -> None:
+    address = client.service_client.config.target_host
+    async with versions(client, task_queue, 'one') as first, versions(client, f'{task_queue}-b', 'one') as second:
+        done = await command('deploy', 'status', address=address, task_queue=task_queue)
+    assert done.code == 1
+    (line,) = done.err.splitlines()
+    assert line.startswith('python -m doors.cli: Several worker deployments (')
+    assert line.endswith('): choose one with --deployment.')
+    assert first in line
+    assert second in line
