@@ -83,7 +83,19 @@ async def record() -> None:
             resolution = ExternalEventResolution(token, {'approvals': {'del-1': True}}, caller='alice')
             await waiting.execute_update('resolve_external_event', resolution)
             await waiting.result()
+            # A conversation handed off to billing_replay in its first workflow run, which continues as new after the
+            # hand-off's turn; billing_replay answers the next run's turn.
+            for prompt, to in (('one', None), ('two', 'billing_replay'), ('three', None)):
+                await agents.send_message(
+                    'chat_agent', conversation_id='replay-hand-off', prompt=prompt, hand_off_to=to, max_turns_per_run=2
+                )
+            handed = client.get_workflow_handle(conversation_workflow_id('chat_agent', 'replay-hand-off'))
+            handed_first = (await handed.describe()).raw_description.workflow_execution_info.first_run_id
+            await agents.close_conversation('chat_agent', 'replay-hand-off')
+            await handed.result()
             histories = {'replay-tools': tools, 'replay-approval': approval, 'replay-mcp': mcp}
+            histories['replay-hand-off'] = client.get_workflow_handle(handed.id, run_id=handed_first)
+            histories['replay-hand-off-next'] = handed
             histories['replay-request-input'] = waiting
             histories['replay-continue-as-new'] = first_run
             for stem, handle in histories.items():

@@ -32,6 +32,8 @@ def test_there_are_histories_to_replay() -> None:
         'replay-mcp',
         'replay-continue-as-new',
         'replay-request-input',
+        'replay-hand-off',
+        'replay-hand-off-next',
     }
 
 
