@@ -4,6 +4,7 @@ from that turn on, across continue-as-new, under the new agent's deferred tools 
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from typing import Any
@@ -18,7 +19,7 @@ from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, 
 from agent.models.function import AgentInfo, FunctionModel
 from worker import build_worker
 from workflows import AgentRunOutput, ApprovalRule, ConversationMessage, DurableAgent, conversation_workflow_id
-from workflows.client import AgentClient
+from workflows.client import AgentClient, WaitingRun
 
 from ._cli_helpers import command
 from .test_agent_workflow import Account, wait_for_status
@@ -178,6 +179,15 @@ async def test_the_agent_handed_to_waits_for_approvals_under_its_own_rules(clien
         )
         await wait_for_status(handle, 'awaiting_deferred_tools')
         pending = await agents.pending(workflow_id)
+
+        async def listed(caller: str) -> list[WaitingRun]:
+            return [run for run in await agents.inbox(caller=caller) if run.workflow_id == workflow_id]
+
+        async with asyncio.timeout(10):  # visibility lags a moment behind the run
+            while not await listed('carol'):  # noqa: ASYNC110 (polling the server; nothing here to signal)
+                await asyncio.sleep(0.1)
+        (entry,) = await listed('carol')
+        assert await listed('dave') == []  # refunds' rule, at the inbox too
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await agents.approve(workflow_id, approvals={'refund-1': True}, caller='dave')
         await agents.approve(workflow_id, approvals={'refund-1': True}, caller='carol')
@@ -187,6 +197,10 @@ async def test_the_agent_handed_to_waits_for_approvals_under_its_own_rules(clien
     assert pending is not None
     assert "'dave' may not approve calls of 'refund'" in str(refused.value.cause)  # the rule of refunds, not triage's
     assert [call.tool_name for call in pending.approvals] == ['refund']
+    # The conversation's one inbox entry, under the agent it was started with.
+    assert entry.agent == 'triage'
+    assert entry.pending is not None
+    assert [call.tool_name for call in entry.pending.approvals] == ['refund']
     assert done.output == 'refunds: refunded 30'
     assert [(d.tool_name, d.decision, d.by) for d in status.decisions] == [('refund', 'approve', ['carol'])]
 
