@@ -26,12 +26,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+import temporalio.converter
 import temporalio.workflow
+from temporalio.bridge.proto.workflow_activation import WorkflowActivation
+from temporalio.bridge.proto.workflow_completion import WorkflowActivationCompletion
 from temporalio.client import Client, WorkflowHistory
-from temporalio.converter import DataConverter
+from temporalio.converter import StorageDriverStoreContext
 from temporalio.worker import Replayer, WorkflowInstance, WorkflowInstanceDetails, WorkflowRunner
 
 from agent import Agent
@@ -39,7 +42,7 @@ from agent._deferred import DeferredToolRequests
 
 from ._durable_agent import DurableAgent
 from ._eviction import WAITING_EXTERN
-from ._replay_failures import describe_failure, recorded_calls
+from ._replay_failures import RecordedCall, describe_failure, recorded_calls, waiting_cause
 from ._search_attributes import AGENT_NAME, missing_search_attributes
 
 __all__ = (
@@ -111,7 +114,7 @@ async def _recent_histories(
     client: Client, names: Sequence[str], *, limit: int, since: timedelta, by_input: bool
 ) -> list[tuple[str, bool, WorkflowHistory]]:
     """Up to `limit` runs per agent started within `since`, newest first, as `(agent, open, history)`."""
-    start = (datetime.now(timezone.utc) - since).strftime('%Y-%m-%dT%H:%M:%SZ')
+    start = (datetime.now(UTC) - since).strftime('%Y-%m-%dT%H:%M:%SZ')
     base = f"WorkflowType = 'AgentWorkflow' AND StartTime >= '{start}'"
     found: list[tuple[str, bool, WorkflowHistory]] = []
     if not by_input:
@@ -133,12 +136,24 @@ async def _recent_histories(
     return found
 
 
+@dataclass(frozen=True)
+class _Standing:
+    """What a replayed run waits for and has in flight, as its last activation left it."""
+
+    pending: DeferredToolRequests | None
+    doing: tuple[str, ...]
+
+
 class _PendingWatch(WorkflowRunner):
-    """`inner`, handing every instance the eviction watch's extern, to read what each replayed run waits for."""
+    """`inner`, reading after every activation what each replayed run waits for and has in flight.
+
+    Read after each activation, because the replayer evicts a run at the end of its history, which tears the run
+    down (its state is then that of a run that stopped).
+    """
 
     def __init__(self, inner: WorkflowRunner) -> None:
         self._inner = inner
-        self.predicates: dict[str, Callable[[], bool]] = {}
+        self.standing: dict[str, _Standing] = {}
 
     def prepare_workflow(self, defn: temporalio.workflow._Definition) -> None:
         self._inner.prepare_workflow(defn)
@@ -147,22 +162,87 @@ class _PendingWatch(WorkflowRunner):
         self._inner.set_worker_level_failure_exception_types(types)
 
     def create_instance(self, det: WorkflowInstanceDetails) -> WorkflowInstance:
-        run_id = det.info.run_id
+        registered: list[Callable[[], bool]] = []
+        det = dataclasses.replace(det, extern_functions={**det.extern_functions, WAITING_EXTERN: registered.append})
+        return _Reading(self._inner.create_instance(det), det.info.run_id, registered, self.standing)
 
-        def register(predicate: Callable[[], bool]) -> None:
-            self.predicates[run_id] = predicate
+    def change(
+        self, run_id: str, history: WorkflowHistory, calls: Mapping[str, RecordedCall], agent: Agent[Any, Any]
+    ) -> str | None:
+        """How the replayed run `run_id` would go on differently from what its history waits for, or `None`.
 
-        det = dataclasses.replace(det, extern_functions={**det.extern_functions, WAITING_EXTERN: register})
-        return self._inner.create_instance(det)
-
-    def pending(self, run_id: str) -> DeferredToolRequests | None:
-        """The deferred calls the replayed run `run_id` waits for, as its `pending_deferred_tools` query says."""
-        # The predicate is the workflow's bound method; its run only reads state here, as the predicate does.
-        run = getattr(self.predicates.get(run_id), '__self__', None)
-        try:
-            return run.pending_deferred_tools() if run is not None else None
-        except Exception:  # a run that cannot say is judged by its replay alone
+        The history waits (no activity in flight) while the new code, having replayed it, still waits for deferred
+        calls it would treat differently (`pending_changes`), or already has work in flight: a call that waited for
+        approval would now run at once, say.
+        """
+        standing = self.standing.get(run_id)
+        if standing is None or _in_flight(history):
             return None
+        tools = tools_of(agent)
+        if standing.pending is not None:
+            return pending_changes(standing.pending, tools)
+        if standing.doing:
+            return (
+                waiting_cause(calls, tools)
+                or f'the history waits, but the new code goes on at once: {"; ".join(standing.doing)}'
+            )
+        return None
+
+
+class _Reading(WorkflowInstance):
+    def __init__(
+        self,
+        inner: WorkflowInstance,
+        run_id: str,
+        registered: list[Callable[[], bool]],
+        standing: dict[str, _Standing],
+    ) -> None:
+        self._inner = inner
+        self._run_id = run_id
+        self._registered = registered
+        self._standing = standing
+
+    def activate(self, act: WorkflowActivation) -> WorkflowActivationCompletion:
+        completion = self._inner.activate(act)
+        if self._registered and not any(job.HasField('remove_from_cache') for job in act.jobs):
+            # The predicate is the workflow's bound method; its run only reads state here, as the predicate does.
+            run: Any = getattr(self._registered[-1], '__self__', None)
+            try:
+                ports = run._ports  # the workflow of this package: what its run has in flight
+                doing = ports.doing() if ports is not None and not ports.only_children_waiting() else ()
+                self._standing[self._run_id] = _Standing(run.pending_deferred_tools(), tuple(doing))
+            except Exception:  # a run that cannot say is judged by its replay alone
+                self._standing.pop(self._run_id, None)
+        return completion
+
+    def get_serialization_context(self, command_info: object) -> temporalio.converter.SerializationContext | None:
+        return self._inner.get_serialization_context(command_info)  # pyright: ignore[reportArgumentType]
+
+    def get_external_store_context(self, command_info: object) -> StorageDriverStoreContext:
+        return self._inner.get_external_store_context(command_info)  # pyright: ignore[reportArgumentType]
+
+    def get_info(self) -> temporalio.workflow.Info:
+        return self._inner.get_info()
+
+    def get_thread_id(self) -> int | None:
+        return self._inner.get_thread_id()
+
+
+_ACTIVITY_CLOSED = frozenset(
+    f'activity_task_{end}_event_attributes' for end in ('completed', 'failed', 'timed_out', 'canceled')
+)
+
+
+def _in_flight(history: WorkflowHistory) -> bool:
+    """Whether the history has an activity scheduled that has not closed."""
+    scheduled: set[int] = set()
+    for event in history.events:
+        kind = event.WhichOneof('attributes')
+        if kind == 'activity_task_scheduled_event_attributes':
+            scheduled.add(event.event_id)
+        elif kind in _ACTIVITY_CLOSED:
+            scheduled.discard(getattr(event, kind).scheduled_event_id)
+    return bool(scheduled)
 
 
 def tools_of(agent: Agent[Any, Any]) -> dict[str, Any] | None:
@@ -172,19 +252,18 @@ def tools_of(agent: Agent[Any, Any]) -> dict[str, Any] | None:
         listed = getattr(toolset, 'tools', None)
         if not isinstance(listed, dict):
             return None
-        tools.update(listed)  # pyright: ignore[reportUnknownArgumentType]
+        tools.update(listed)
     return tools
 
 
-def pending_changes(pending: DeferredToolRequests | None, agent: Agent[Any, Any]) -> str | None:
-    """How the new `agent` would treat a replayed run's pending approvals differently, or `None`.
+def pending_changes(pending: DeferredToolRequests, tools: Mapping[str, Any] | None) -> str | None:
+    """How the new agent (its `tools`) would treat a replayed run's pending approvals differently, or `None`.
 
     A call the recorded run deferred for approval stays pending whatever the new code says (the history decided
     it), but once answered it runs under the new code: a tool that no longer exists is reported to the model as
     unknown, and a tool that no longer requires approval would not have waited in a new run.
     """
-    tools = tools_of(agent) if pending is not None else None
-    if pending is None or tools is None:
+    if tools is None:
         return None
     changes: list[str] = []
     for call in pending.approvals:
@@ -237,7 +316,11 @@ async def check_histories(
                 tools = tools_of(_agent_of(agents[name]))
                 reason = describe_failure(result.replay_failure, history, calls, tools)
                 verdict = dataclasses.replace(verdict, verdict='would fail', reason=reason)
-            elif is_open and (change := pending_changes(watch.pending(history.run_id), _agent_of(agents[name]))):
+            elif is_open and (
+                change := watch.change(
+                    history.run_id, history, await recorded_calls(converter, history), _agent_of(agents[name])
+                )
+            ):
                 verdict = dataclasses.replace(verdict, verdict='would change', reason=change)
             verdicts[history.run_id] = verdict
     return [verdicts[history.run_id] for _, _, history in runs if history.run_id in verdicts]

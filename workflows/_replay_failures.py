@@ -22,7 +22,7 @@ from temporalio.converter import DataConverter, decode_search_attributes
 
 from ._search_attributes import AGENT_STATE
 
-__all__ = ('RecordedCall', 'describe_failure', 'recorded_calls')
+__all__ = ('RecordedCall', 'describe_failure', 'recorded_calls', 'waiting_cause')
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,9 @@ class RecordedCall:
     """The event that recorded the response (its activity's completion)."""
 
 
-_MISMATCH = re.compile(r"(?:type|id) of scheduled event '([^']*)' does not match \w+ (?:type|id) of \w+ command '([^']*)'")  # fmt: skip
+_MISMATCH = re.compile(
+    r"(?:type|id) of scheduled event '([^']*)' does not match \w+ (?:type|id) of \w+ command '([^']*)'"
+)
 _MACHINE = re.compile(r'(\w+?) ?[Mm]achine does not handle (?:this event: )?HistoryEvent\(id: (\d+), (\w+)\)')
 _NO_COMMAND = re.compile(r'No command scheduled for event HistoryEvent\(id: (\d+), (\w+)\)')
 _ACTIVITY_ID = re.compile(r'^(\d+)\.(\d+)\.(?:(model)|tool\.(.+)|(.+))$')
@@ -60,14 +62,14 @@ _STATES = {
 
 def _decode(value: Any, calls: dict[str, RecordedCall], event_id: int) -> None:
     if isinstance(value, dict):
-        fields: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+        fields: dict[str, Any] = value
         name, call_id = fields.get('tool_name'), fields.get('tool_call_id')
         if isinstance(name, str) and isinstance(call_id, str) and 'args' in fields:
             calls.setdefault(call_id, RecordedCall(name, event_id))
         for item in fields.values():
             _decode(item, calls, event_id)
     elif isinstance(value, list):
-        for item in value:  # pyright: ignore[reportUnknownVariableType]
+        for item in value:
             _decode(item, calls, event_id)
 
 
@@ -142,23 +144,24 @@ def _cause(
         if getattr(tool, 'requires_approval', False):
             return f'tool {call.tool_name!r} now requires approval, but the history ran it without'
     elif (
-        _state(event) == 'awaiting_deferred_tools'
-        if event.HasField('upsert_workflow_search_attributes_event_attributes')
-        else False
+        event.HasField('upsert_workflow_search_attributes_event_attributes')
+        and _state(event) == 'awaiting_deferred_tools'
     ):
-        # The calls of the last response before the wait are the ones it waited for.
-        before = [c for c in calls.values() if c.event_id < event.event_id]
-        last = max((c.event_id for c in before), default=None)
-        freed = sorted({
-            c.tool_name for c in before
-            if c.event_id == last and c.tool_name in tools and not getattr(tools[c.tool_name], 'requires_approval', True)
-        })  # fmt: skip
-        if freed:
-            return (
-                ', '.join(f'tool {name!r}' for name in freed)
-                + ' no longer requires approval, but the history waited for it'
-            )
+        # The calls of the last response before the wait are the ones it waits for.
+        return waiting_cause({k: c for k, c in calls.items() if c.event_id < event.event_id}, tools)
     return None
+
+
+def waiting_cause(calls: Mapping[str, RecordedCall], tools: Mapping[str, Any] | None) -> str | None:
+    """Why the new code would not wait where the history waits after `calls`: the calls of the last recorded
+    response whose tools no longer require approval."""
+    last = max((c.event_id for c in calls.values()), default=None)
+    freed = [
+        f'tool {c.tool_name!r} no longer requires approval, but call {call_id} waits for one'
+        for call_id, c in calls.items()
+        if tools is not None and c.event_id == last and not getattr(tools.get(c.tool_name), 'requires_approval', True)
+    ]
+    return '; '.join(freed) or None
 
 
 def describe_failure(
@@ -179,7 +182,8 @@ def describe_failure(
         event = next(
             (e for e in history.events if e.activity_task_scheduled_event_attributes.activity_id == recorded), None
         )
-        line = f'the new code schedules {_activity_words(now, calls)} where the history has {_activity_words(recorded, calls)}'
+        line = f'the new code schedules {_activity_words(now, calls)}'
+        line += f' where the history has {_activity_words(recorded, calls)}'
     elif machine := _MACHINE.search(message):
         command, event_id, kind = machine.group(1), int(machine.group(2)), machine.group(3)
         event = _event(history, event_id)

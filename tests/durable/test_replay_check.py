@@ -1,0 +1,136 @@
+"""`check_histories` and `agents replay-check`: runs recorded by version A of an agent, replayed against changes.
+
+Each row of the safe-change table in docs/deploys.md is one case of `CHANGES`: version A records a completed run and
+a run left waiting for approval, its worker stops, and checking the server with the changed agent must give the
+verdicts (and the reason) the table says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+
+import pytest
+from temporalio.client import Client, WorkflowHandle
+
+from agent import DeferredToolResults
+from worker import build_worker, check_histories
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+from workflows._search_attributes import AGENT_NAME
+
+from ._cli_helpers import command
+from ._replay_check_agents import CHANGES, mailer
+
+pytestmark = pytest.mark.asyncio(loop_scope='session')
+
+WAIT = 10.0
+"""The bound on every wait for a condition."""
+
+
+async def _until(predicate: Callable[[], Awaitable[bool]]) -> None:
+    """Wait (bounded) until `predicate` answers true: the server is asked again, as it has nothing to wait on."""
+    async with asyncio.timeout(WAIT):
+        while True:
+            if await predicate():
+                return
+            await asyncio.sleep(0.05)
+
+
+async def _waiting(handle: WorkflowHandle[AgentWorkflow, AgentRunOutput]) -> bool:
+    return await handle.query(AgentWorkflow.pending_deferred_tools) is not None
+
+
+async def record_version_a(
+    client: Client, task_queue: str, name: str, *, search_attributes: bool = True
+) -> tuple[str, str]:
+    """A completed run and a run waiting for `send_email`'s approval, recorded by version A: their workflow ids."""
+    async with build_worker(client, {name: mailer(name)}, task_queue=task_queue, search_attributes=search_attributes):
+        handles = [
+            await client.start_workflow(
+                AgentWorkflow.run, AgentRunInput(agent=name, prompt='mail ada'), id=f'{kind}-{uuid.uuid4()}',
+                task_queue=task_queue,
+            )
+            for kind in ('done', 'wait')
+        ]  # fmt: skip
+        for handle in handles:
+            await _until(lambda handle=handle: _waiting(handle))
+        done, waiting = handles
+        await done.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'mail-1': True}))
+        assert (await done.result()).output == 'sent'
+
+    async def listed() -> bool:  # visibility lags the runs a little
+        query = f"WorkflowId = '{done.id}' OR WorkflowId = '{waiting.id}'"
+        if search_attributes:
+            query = f"{AGENT_NAME.name} = '{name}'"
+        return (await client.count_workflows(query)).count == 2
+
+    await _until(listed)
+    return done.id, waiting.id
+
+
+@pytest.mark.parametrize('change', list(CHANGES))
+async def test_a_change_gives_version_a_runs_the_verdict_of_its_table_row(
+    client: Client, task_queue: str, change: str
+) -> None:
+    name = f'mailer-{uuid.uuid4().hex[:8]}'
+    done, waiting = await record_version_a(client, task_queue, name)
+    row = CHANGES[change]
+    verdicts = await check_histories(client, {name: mailer(name, **row.changes)}, since=timedelta(hours=1))
+    by_id = {v.workflow_id: v for v in verdicts}
+    assert set(by_id) == {done, waiting}
+    assert (by_id[done].verdict, by_id[waiting].verdict) == (row.completed, row.waiting)
+    assert (by_id[done].open, by_id[waiting].open) == (False, True)
+    for verdict in by_id.values():
+        assert (row.reason in verdict.reason) if verdict.verdict == 'would fail' else verdict.reason == ''
+
+
+async def test_runs_without_search_attributes_are_found_by_input_and_a_freed_waiting_call_would_change(
+    client: Client, task_queue: str
+) -> None:
+    # Runs that record no search attributes upsert nothing as they start waiting, so the waiting run replays under
+    # the change; that it would now run the call without approval is read from what the replayed run waits for.
+    name = f'mailer-{uuid.uuid4().hex[:8]}'
+    done, waiting = await record_version_a(client, task_queue, name, search_attributes=False)
+    freed = mailer(name, **CHANGES['the waiting tool no longer requiring approval'].changes)
+    verdicts = await check_histories(client, {name: freed}, since=timedelta(hours=1), by_input=True)
+    by_id = {v.workflow_id: v for v in verdicts}
+    assert by_id[waiting].verdict == 'would change'
+    assert by_id[waiting].reason == "tool 'send_email' no longer requires approval, but call mail-1 waits for one"
+    assert by_id[done].verdict == 'replays'  # nothing recorded the wait: the call's activity matches either way
+    # By the search attribute, runs that never recorded it are not found.
+    assert await check_histories(client, {name: freed}, since=timedelta(hours=1)) == []
+
+
+async def test_the_command_exits_1_naming_the_breaking_change_per_run_and_0_for_a_safe_one(
+    client: Client, task_queue: str
+) -> None:
+    name = f'mailer-{uuid.uuid4().hex[:8]}'
+    done, waiting = await record_version_a(client, task_queue, name)
+    address = client.service_client.config.target_host
+    check = ('replay-check', '--agents', 'tests.durable._replay_check_agents:agent', '--since', '1h')
+    breaking, safe = await asyncio.gather(
+        *(
+            command(*check, address=address, task_queue=task_queue, env={'MAILER_NAME': name, 'CHANGED_AGENT': change})
+            for change in ('a called tool removed', 'a new tool')
+        )
+    )
+    assert breaking.code == 1, breaking.err
+    lines = breaking.out.splitlines()
+    runs = sorted(line for line in lines if line.startswith(('done-', 'wait-')))
+    assert runs == [
+        f'{done}  {name}  closed  would fail: the new code schedules the model request of step 2 where the history '
+        f"has the call of tool 'lookup' (look-1) in step 1: tool 'lookup' no longer exists, but the recorded "
+        'response calls it',
+        f'{waiting}  {name}  open  would fail: the new code schedules the model request of step 2 where the history '
+        f"has the call of tool 'lookup' (look-1) in step 1: tool 'lookup' no longer exists, but the recorded "
+        'response calls it',
+    ]
+    assert lines[-1] == f'2 runs of {name} since 1h: 0 replay, 2 would fail, 0 would change'
+    assert safe.code == 0, safe.err
+    assert sorted(safe.out.splitlines()[:2]) == [
+        f'{done}  {name}  closed  replays',
+        f'{waiting}  {name}  open  replays',
+    ]
+    assert safe.out.splitlines()[-1] == f'2 runs of {name} since 1h: 2 replay, 0 would fail, 0 would change'
