@@ -10,7 +10,8 @@ worker's namespace has it, see `workflows._search_attributes`), so a replay issu
 
 Recording it is a patch (`AGENT_VERSION_PATCH`): runs started before it replay without the activity and show no
 version. Each workflow run records its own: a run that continues as new records the version of the worker that
-continues it (which upserts `AgentVersion` only if it differs). A child run records its own agent's. A failure of
+continues it (which upserts `AgentVersion` only if it differs). A child run records its own agent's. The version is
+that of the run's own agent (its `AgentName`), also once a conversation is handed off to another agent. A failure of
 the activity (a worker that does not register it) leaves the run without a version rather than failing it.
 """
 

@@ -6,8 +6,9 @@ Without these, every tool call of every run is an `agent.<agent>.call_tool` acti
 - each model-request activity with the model and the step (`openai:gpt-4o (step 2)`), each tool-call activity
   with the call (`delete_file(path='old.txt')`), short enough for one line of the event list;
 - the workflow's current details (`workflow.set_current_details`) with what it is doing or waiting for
-  (`Waiting for approval: delete_file(path='old.txt')`) and, under it, how its deferred tool calls were decided so
-  far (`t-1 transfer: approved by alice, bob`), kept up to date by `workflows._run_attributes`;
+  (`Waiting for approval: delete_file(path='old.txt')`), the version of its agent it started on
+  (`Agent version 3ac6d5c1173c`, see `workflows._agent_version`) and, under it, how its deferred tool calls were
+  decided so far (`t-1 transfer: approved by alice, bob`), kept up to date by `workflows._run_attributes`;
 - the run's static summary and details (the agent and the start of its prompt), given by the client that starts it.
 
 All of it is computed from what the workflow already holds (the model's tool call, the run's state), so it is the
