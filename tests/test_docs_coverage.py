@@ -18,6 +18,7 @@ from tests._docs import ROOT, blocks, pages
 
 DURABLE_RUNS_TEST = 'tests/durable/test_docs_durable_runs.py'
 CHAT_TEST = 'tests/durable/test_docs_chat.py'
+DEPLOYS_TEST = 'tests/durable/test_docs_deploys.py'
 
 EXECUTED_BY: dict[tuple[str, str], str] = {
     ('README.md', 'Set-up'): 'tests/test_docs_setup.py',
@@ -35,6 +36,9 @@ EXECUTED_BY: dict[tuple[str, str], str] = {
     ('docs/chat.md', 'Chat in the browser'): CHAT_TEST,
     ('docs/chat.md', 'Serve the page and run the workers elsewhere'): CHAT_TEST,
     ('docs/observability.md', 'Trace durable runs'): 'tests/durable/test_docs_observability.py',
+    ('README.md', 'Changing agents while runs wait'): DEPLOYS_TEST,
+    ('docs/deploys.md', 'Check before you deploy'): DEPLOYS_TEST,
+    ('docs/deploys.md', 'A deploy job that checks first'): DEPLOYS_TEST,
 }
 """The test module that runs the shell blocks of each (page, section)."""
 

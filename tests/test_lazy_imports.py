@@ -52,6 +52,7 @@ COMMAND_LINES = (
     ('schedule', 'create', 'nightly', 'support', 'Report', '--every', '24h'),
     ('schedule', 'list'),
     ('schedule', 'delete', 'nightly'),
+    ('replay-check', '--agents', 'myapp.agents:support', '--since', '7d', '--strict'),
 )
 """One command line of each subcommand."""
 

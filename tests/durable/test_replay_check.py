@@ -29,9 +29,9 @@ WAIT = 10.0
 """The bound on every wait for a condition."""
 
 
-async def _until(predicate: Callable[[], Awaitable[bool]]) -> None:
+async def until(predicate: Callable[[], Awaitable[bool]], within: float = WAIT) -> None:
     """Wait (bounded) until `predicate` answers true: the server is asked again, as it has nothing to wait on."""
-    async with asyncio.timeout(WAIT):
+    async with asyncio.timeout(within):
         while True:
             if await predicate():
                 return
@@ -55,7 +55,7 @@ async def record_version_a(
             for kind in ('done', 'wait')
         ]  # fmt: skip
         for handle in handles:
-            await _until(lambda handle=handle: _waiting(handle))
+            await until(lambda handle=handle: _waiting(handle))
         done, waiting = handles
         await done.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'mail-1': True}))
         assert (await done.result()).output == 'sent'
@@ -66,7 +66,7 @@ async def record_version_a(
             query = f"{AGENT_NAME.name} = '{name}'"
         return (await client.count_workflows(query)).count == 2
 
-    await _until(listed)
+    await until(listed)
     return done.id, waiting.id
 
 
