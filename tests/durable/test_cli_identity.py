@@ -56,7 +56,8 @@ async def test_approvals_as_two_identities_complete_a_two_of_three_call_and_stat
 
         status = await command('status', handle.id, address=address, task_queue=task_queue)
         assert status.code == 0, status
-        assert status.out.splitlines()[1:] == ['  t-1 transfer: 1 of 2 approvals (alice)']
+        assert re.fullmatch(r'  agent version: [0-9a-f]{12}', status.out.splitlines()[1]), status.out
+        assert status.out.splitlines()[2:] == ['  t-1 transfer: 1 of 2 approvals (alice)']
 
         bob = await command(
             'approve', handle.id, 't-1', address=address, task_queue=task_queue, env={'AGENTS_IDENTITY': 'bob'}
@@ -67,8 +68,9 @@ async def test_approvals_as_two_identities_complete_a_two_of_three_call_and_stat
 
     assert ran == [('transfer', 900)]
     assert status.code == 0, status
-    state, *records = status.out.splitlines()
+    state, version, *records = status.out.splitlines()
     assert state.startswith('completed ')
+    assert re.fullmatch(r'  agent version: [0-9a-f]{12}', version), version
     digest = args_digest({'amount': 900}).removeprefix('sha256:')[:8]
     (record,) = records
     assert re.fullmatch(rf'  t-1 transfer: approved by alice, bob at {AT} \(sha256:{digest}…\)', record), record

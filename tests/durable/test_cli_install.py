@@ -145,8 +145,9 @@ async def test_serve_run_watch_inbox_approve_deny_status_result_and_schedules_fr
             assert (await cli('result', 'w-1')).out == '"deleted a.txt; Keep b"\n'
             # With a decision record per call: who answered (no --as: the Temporal client's identity), when, and
             # a digest of the arguments.
-            state, approval, denial = (await cli('status', 'w-1')).out.splitlines()
+            state, version, approval, denial = (await cli('status', 'w-1')).out.splitlines()
             assert state == 'completed (step 2, 2 requests, 1 tool call)'
+            assert re.fullmatch(r'  agent version: [0-9a-f]{12}', version), version
             at = r'at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(sha256:[0-9a-f]{8}…\)'
             assert re.fullmatch(rf'  delete-a delete_file: approved by \S+ {at}', approval), approval
             assert re.fullmatch(rf'  delete-b delete_file: denied by \S+ {at}: Keep b', denial), denial
