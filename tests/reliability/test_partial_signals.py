@@ -80,7 +80,8 @@ async def test_a_half_valid_approval_applies_the_valid_part_and_lists_the_rest(
         assert pending is not None
         assert pending.tool_call_ids == ['del-b']  # del-a's approval was kept
         shown = await command(temporal_env, task_queue, 'status', handle.id)
-        assert shown.splitlines()[1:] == [f'  rejected ({r.tool_call_id}): {r.reason}' for r in status.rejected]
+        assert shown.splitlines()[1] == f'  agent version: {status.agent_version}'
+        assert shown.splitlines()[2:] == [f'  rejected ({r.tool_call_id}): {r.reason}' for r in status.rejected]
         # Resolving del-a again is refused (already resolved); del-b's denial goes through.
         await handle.signal(
             'submit_deferred_tool_results', {'approvals': {'del-a': False, 'del-b': {'message': 'keep b'}}}
