@@ -9,13 +9,15 @@ classifies each run:
 
 - `replays`: the new code makes the same decisions.
 - `would fail`: replay diverges; the SDK's error is told in a line a person understands (`describe_failure`).
-- `would change`: replay passes, but the run waits for an answer that the new code would treat differently (a
-  pending approval of a tool that no longer requires one, or no longer exists; `pending_changes`).
+- `would change`: replay passes, but where the history waits (nothing in flight) the new code would go on at once: a
+  call that waited for approval, whose tool no longer requires it, would run (on runs that record no search
+  attributes; those that do record the wait, and fail), or a changed approval rule is met by the answers recorded.
 
-Which calls a replayed run waits for is read from the replayed workflow itself: the runner hands each instance the
-extern function the worker's eviction watch uses (`workflows._eviction.WAITING_EXTERN`), the workflow registers its
-"waits for a person" predicate through it, and that predicate's run answers `pending_deferred_tools` as the query
-would. Registering an extern is not a command, so this changes nothing in the replay.
+What a replayed run has in flight is read from the replayed workflow itself, after every activation (the replayer
+evicts the run at the end of its history, which tears it down): the runner hands each instance the extern function
+the worker's eviction watch uses (`workflows._eviction.WAITING_EXTERN`), the workflow registers its "waits for a
+person" predicate through it, and that predicate's run lists what it has in flight (its current details). Registering
+an extern is not a command, so this changes nothing in the replay.
 
 The histories come from a visibility query on the `AgentName` search attribute; on a namespace without it the runs of
 `AgentWorkflow` in the window are listed and told apart by the agent named in their input (`by_input`).
@@ -38,7 +40,6 @@ from temporalio.converter import StorageDriverStoreContext
 from temporalio.worker import Replayer, WorkflowInstance, WorkflowInstanceDetails, WorkflowRunner
 
 from agent import Agent
-from agent._deferred import DeferredToolRequests
 
 from ._durable_agent import DurableAgent
 from ._eviction import WAITING_EXTERN
@@ -51,7 +52,6 @@ __all__ = (
     'ReplayVerdict',
     'Verdict',
     'check_histories',
-    'pending_changes',
     'tools_of',
 )
 
@@ -138,9 +138,8 @@ async def _recent_histories(
 
 @dataclass(frozen=True)
 class _Standing:
-    """What a replayed run waits for and has in flight, as its last activation left it."""
+    """What a replayed run has in flight, as its last activation left it."""
 
-    pending: DeferredToolRequests | None
     doing: tuple[str, ...]
 
 
@@ -171,22 +170,16 @@ class _PendingWatch(WorkflowRunner):
     ) -> str | None:
         """How the replayed run `run_id` would go on differently from what its history waits for, or `None`.
 
-        The history waits (no activity in flight) while the new code, having replayed it, still waits for deferred
-        calls it would treat differently (`pending_changes`), or already has work in flight: a call that waited for
-        approval would now run at once, say.
+        The history waits (no activity in flight) while the new code, having replayed it, already has work in
+        flight: a call that waited for approval would now run at once, say.
         """
         standing = self.standing.get(run_id)
-        if standing is None or _in_flight(history):
+        if standing is None or not standing.doing or _in_flight(history):
             return None
-        tools = tools_of(agent)
-        if standing.pending is not None:
-            return pending_changes(standing.pending, tools)
-        if standing.doing:
-            return (
-                waiting_cause(calls, tools)
-                or f'the history waits, but the new code goes on at once: {"; ".join(standing.doing)}'
-            )
-        return None
+        return (
+            waiting_cause(calls, tools_of(agent))
+            or f'the history waits, but the new code goes on at once: {"; ".join(standing.doing)}'
+        )
 
 
 class _Reading(WorkflowInstance):
@@ -210,7 +203,7 @@ class _Reading(WorkflowInstance):
             try:
                 ports = run._ports  # the workflow of this package: what its run has in flight
                 doing = ports.doing() if ports is not None and not ports.only_children_waiting() else ()
-                self._standing[self._run_id] = _Standing(run.pending_deferred_tools(), tuple(doing))
+                self._standing[self._run_id] = _Standing(tuple(doing))
             except Exception:  # a run that cannot say is judged by its replay alone
                 self._standing.pop(self._run_id, None)
         return completion
@@ -254,27 +247,6 @@ def tools_of(agent: Agent[Any, Any]) -> dict[str, Any] | None:
             return None
         tools.update(listed)
     return tools
-
-
-def pending_changes(pending: DeferredToolRequests, tools: Mapping[str, Any] | None) -> str | None:
-    """How the new agent (its `tools`) would treat a replayed run's pending approvals differently, or `None`.
-
-    A call the recorded run deferred for approval stays pending whatever the new code says (the history decided
-    it), but once answered it runs under the new code: a tool that no longer exists is reported to the model as
-    unknown, and a tool that no longer requires approval would not have waited in a new run.
-    """
-    if tools is None:
-        return None
-    changes: list[str] = []
-    for call in pending.approvals:
-        tool = tools.get(call.tool_name)
-        if tool is None:
-            changes.append(f'tool {call.tool_name!r} no longer exists, but call {call.tool_call_id} waits for approval')
-        elif not getattr(tool, 'requires_approval', True):
-            changes.append(
-                f'tool {call.tool_name!r} no longer requires approval, but call {call.tool_call_id} waits for one'
-            )
-    return '; '.join(changes) or None
 
 
 async def check_histories(

@@ -17,8 +17,9 @@ from temporalio.client import Client, WorkflowHandle
 
 from agent import DeferredToolResults
 from worker import build_worker, check_histories
-from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow
+from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ApprovalRule, DurableAgent
 from workflows._search_attributes import AGENT_NAME
+from workflows.client import AgentClient
 
 from ._cli_helpers import command
 from ._replay_check_agents import CHANGES, mailer
@@ -134,3 +135,42 @@ async def test_the_command_exits_1_naming_the_breaking_change_per_run_and_0_for_
         f'{waiting}  {name}  open  replays',
     ]
     assert safe.out.splitlines()[-1] == f'2 runs of {name} since 1h: 2 replay, 0 would fail, 0 would change'
+
+
+def _ruled(name: str, required: int) -> DurableAgent:
+    rule = ApprovalRule(approvers={'alice', 'bob'}, required_approvals=required)
+    return DurableAgent(mailer(name), approval_rules={'send_email': rule})
+
+
+async def test_an_approval_rule_changed_under_a_recorded_answer_would_change_the_run_and_before_any_answer_replays(
+    client: Client, task_queue: str
+) -> None:
+    name = f'mailer-{uuid.uuid4().hex[:8]}'
+    agents = AgentClient(client, task_queue=task_queue)
+    async with build_worker(client, {name: _ruled(name, 2)}, task_queue=task_queue, search_attributes=True):
+        answered, unanswered = [
+            await client.start_workflow(
+                AgentWorkflow.run, AgentRunInput(agent=name, prompt='mail ada'), id=f'{kind}-{uuid.uuid4()}',
+                task_queue=task_queue,
+            )
+            for kind in ('answered', 'unanswered')
+        ]  # fmt: skip
+        for handle in (answered, unanswered):
+            await until(lambda handle=handle: _waiting(handle))
+        still = await agents.approve(answered.id, approvals={'mail-1': True}, caller='alice')
+        assert still is not None  # bob's approval is still needed
+
+    async def listed() -> bool:
+        return (await client.count_workflows(f"{AGENT_NAME.name} = '{name}'")).count == 2
+
+    await until(listed)
+    verdicts = await check_histories(client, {name: _ruled(name, 1)}, since=timedelta(hours=1))
+    by_id = {v.workflow_id: v for v in verdicts}
+    # Alice's recorded approval is now enough: the replay passes (nothing was recorded after it), but the new rule
+    # runs the call where the history goes on waiting for bob.
+    assert by_id[answered.id].verdict == 'would change'
+    assert by_id[answered.id].reason == (
+        "the history waits, but the new code goes on at once: Calling send_email(to='ada@example.com')"
+    )
+    # No answer was recorded: the run replays, and the new rule decides its call from now on.
+    assert by_id[unanswered.id].verdict == 'replays'
