@@ -11,12 +11,17 @@ run would fail its replay (with `--strict`, also when one would go on differentl
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
 
 from ._connect import resolve, settings_from
 from ._errors import CommandError
 from ._output import plural
 from ._schedule import parse_every
 from ._serve import load
+
+if TYPE_CHECKING:
+    from temporalio.client import Client
 
 __all__ = ('replay_check_command',)
 
@@ -34,7 +39,16 @@ async def replay_check_command(args: argparse.Namespace) -> int:
         raise CommandError('--limit must be at least 1.')
     resolve(args)  # so that a connection error names the address really used
     client = await connect(**settings_from(args))
-    verdicts = await check_histories(client, agents, limit=args.limit, since=since, sandboxed=not args.unsandboxed)
+    by_input = await _without_agent_name(client)
+    if by_input:
+        print(
+            f'Namespace {client.namespace!r} has no AgentName search attribute: looking for the runs by their input '
+            'among every AgentWorkflow run of the window (register it: python -m deploy.search_attributes).',
+            file=sys.stderr,
+        )
+    verdicts = await check_histories(
+        client, agents, limit=args.limit, since=since, sandboxed=not args.unsandboxed, by_input=by_input
+    )
     for verdict in verdicts:
         print(verdict.line())
     failing = sum(v.verdict == 'would fail' for v in verdicts)
@@ -44,3 +58,15 @@ async def replay_check_command(args: argparse.Namespace) -> int:
         f'{len(verdicts) - failing - changing} replay, {failing} would fail, {changing} would change'
     )
     return 1 if failing or (args.strict and changing) else 0
+
+
+async def _without_agent_name(client: Client) -> bool:
+    """Whether the namespace lacks the `AgentName` search attribute (`False` where its attributes cannot be listed)."""
+    from temporalio.service import RPCError
+
+    from workflows._search_attributes import AGENT_NAME, missing_search_attributes
+
+    try:
+        return bool(await missing_search_attributes(client, [AGENT_NAME]))
+    except RPCError:  # no operator access (some cloud keys): the runs are looked for by the attribute
+        return False

@@ -23,6 +23,7 @@ from workflows.client import AgentClient
 
 from ._cli_helpers import command
 from ._replay_check_agents import CHANGES, mailer
+from .test_run_search_attributes import _namespace_without_attributes as namespace_without_attributes
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -174,3 +175,23 @@ async def test_an_approval_rule_changed_under_a_recorded_answer_would_change_the
     )
     # No answer was recorded: the run replays, and the new rule decides its call from now on.
     assert by_id[unanswered.id].verdict == 'replays'
+
+
+async def test_on_a_namespace_without_the_attributes_the_command_says_so_and_finds_the_runs_by_input(
+    client: Client, task_queue: str
+) -> None:
+    bare = await namespace_without_attributes(client)
+    name = f'mailer-{uuid.uuid4().hex[:8]}'
+    done, waiting = await record_version_a(bare, task_queue, name, search_attributes=False)
+    checked = await command(
+        'replay-check', '--agents', 'tests.durable._replay_check_agents:agent', '--since', '1h',
+        '--namespace', bare.namespace, address=client.service_client.config.target_host, task_queue=task_queue,
+        env={'MAILER_NAME': name, 'CHANGED_AGENT': 'a called tool removed'},
+    )  # fmt: skip
+    assert checked.code == 1, checked.err
+    assert checked.err.splitlines() == [
+        f"Namespace '{bare.namespace}' has no AgentName search attribute: looking for the runs by their input among "
+        'every AgentWorkflow run of the window (register it: python -m deploy.search_attributes).'
+    ]
+    runs = sorted(line.partition(': ')[0] for line in checked.out.splitlines() if line.startswith(('done-', 'wait-')))
+    assert runs == [f'{done}  {name}  closed  would fail', f'{waiting}  {name}  open  would fail']
