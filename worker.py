@@ -82,8 +82,8 @@ __all__ = (
     'DEV_SERVER_TIMER_FLOOR',
     'DEV_SERVER_TRANSFER_POLL_RPS',
     'AgentWorker',
-    'ReplayVerdict',
     'DevServerNotStarted',
+    'ReplayVerdict',
     'build_replayer',
     'build_worker',
     'check_histories',
@@ -418,14 +418,16 @@ async def check_histories(
             workflows=[AgentWorkflow], data_converter=converter, workflow_runner=wrapped, build_id='replayer'
         )
 
-    for name, agent in agents.items():
-        register_agent(name, agent)
+    registered: list[str] = []
     try:
+        for name, agent in agents.items():
+            register_agent(name, agent)
+            registered.append(name)
         return await _check_histories(
             client, agents, replayer, runner=runner, limit=limit, since=since, by_input=by_input
         )
     finally:
-        for name in agents:
+        for name in registered:
             release_agent(name)
 
 
