@@ -257,11 +257,11 @@ def build_worker(
     else:
         owned_executor = None
     # Every workflow and activity task records the worker's build id; the SDK's default is 32 characters.
-    build_id = build_id or worker_options.pop('build_id', None) or code_build_id(durable_agents)
+    version: str = build_id or worker_options.pop('build_id', None) or code_build_id(durable_agents)
     if deployment is not None:
-        worker_options['deployment_config'] = deployment_config(deployment, build_id)
+        worker_options['deployment_config'] = deployment_config(deployment, version)
     else:
-        worker_options['build_id'] = build_id
+        worker_options['build_id'] = version
     return AgentWorker(
         with_tracing(with_encryption(with_data_converter(client)), tracer_provider),
         remote_toolsets=remote,
