@@ -11,21 +11,25 @@ approval rules (the query's `caller` argument), which only the run can apply (a 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from temporalio.client import Client, WorkflowQueryFailedError, WorkflowQueryRejectedError
+from temporalio.client import Client, WorkflowExecution, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from agent._deferred import DeferredToolRequests
 
 from ._search_attributes import AGENT_NAME, AGENT_OWNER
 
-__all__ = ('QUERY_TIMEOUT', 'WaitingRun', 'waiting_runs', 'waiting_runs_query')
+__all__ = ('QUERIES_AT_ONCE', 'QUERY_TIMEOUT', 'WaitingRun', 'waiting_runs', 'waiting_runs_query')
 
 QUERY_TIMEOUT = timedelta(seconds=5)
 """How long the inbox waits for one run to say what it waits for (a query needs a worker of the run's queue)."""
+
+QUERIES_AT_ONCE = 16
+"""How many listed runs the inbox asks at the same time."""
 
 
 @dataclass(frozen=True)
@@ -68,39 +72,48 @@ async def waiting_runs(client: Client, owner: str | None = None, caller: str | N
     Raises:
         RPCError: if the namespace cannot be listed (e.g. it lacks the search attributes).
     """
-    waiting: list[WaitingRun] = []
-    async for execution in client.list_workflows(waiting_runs_query(owner)):
-        if execution.parent_id is not None:
-            continue  # a tool's delegated run: its parent lists what it waits for, under the tool call's path
-        handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
-        pending: DeferredToolRequests | None = None
-        try:
-            # By name, as the client calls the workflow (see `workflows.client`).
-            pending = await handle.query(
-                'pending_deferred_tools',
-                args=[caller] if caller is not None else [],
-                result_type=DeferredToolRequests,
-                rpc_timeout=QUERY_TIMEOUT,
-            )
-        except RPCError as exc:
-            # A run no worker answers for still waits for a human: it is listed, without the details.
-            if caller is not None or exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
-                continue  # ended since visibility listed it
-        except (WorkflowQueryFailedError, WorkflowQueryRejectedError):
-            continue
-        else:
-            if pending is None or not (pending.approvals or pending.calls):
-                continue  # answered since visibility listed it
-        attributes = execution.typed_search_attributes
-        waiting.append(
-            WaitingRun(
-                workflow_id=execution.id,
-                run_id=execution.run_id,
-                agent=attributes.get(AGENT_NAME) or '',
-                owner=attributes.get(AGENT_OWNER),
-                started=execution.start_time,
-                pending=pending,
-            )
-        )
+    listed = [execution async for execution in client.list_workflows(waiting_runs_query(owner))]
+    # A tool's delegated run is left out: its parent lists what it waits for, under the tool call's path.
+    listed = [execution for execution in listed if execution.parent_id is None]
+    # Asked together: a run no worker answers for costs its query's timeout, once, not once per such run.
+    limit = asyncio.Semaphore(QUERIES_AT_ONCE)
+
+    async def entry(execution: WorkflowExecution) -> WaitingRun | None:
+        async with limit:
+            return await _waiting_run(client, execution, caller)
+
+    waiting = [run for run in await asyncio.gather(*map(entry, listed)) if run is not None]
     waiting.sort(key=lambda run: run.started.timestamp() if run.started else 0.0, reverse=True)
     return waiting
+
+
+async def _waiting_run(client: Client, execution: WorkflowExecution, caller: str | None) -> WaitingRun | None:
+    """The inbox entry of a listed run, or `None` if it is not one (any more, or not for `caller`)."""
+    handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
+    pending: DeferredToolRequests | None = None
+    try:
+        # By name, as the client calls the workflow (see `workflows.client`).
+        pending = await handle.query(
+            'pending_deferred_tools',
+            args=[caller] if caller is not None else [],
+            result_type=DeferredToolRequests,
+            rpc_timeout=QUERY_TIMEOUT,
+        )
+    except RPCError as exc:
+        # A run no worker answers for still waits for a human: it is listed, without the details.
+        if caller is not None or exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
+            return None  # ended since visibility listed it
+    except (WorkflowQueryFailedError, WorkflowQueryRejectedError):
+        return None
+    else:
+        if pending is None or not (pending.approvals or pending.calls):
+            return None  # answered since visibility listed it
+    attributes = execution.typed_search_attributes
+    return WaitingRun(
+        workflow_id=execution.id,
+        run_id=execution.run_id,
+        agent=attributes.get(AGENT_NAME) or '',
+        owner=attributes.get(AGENT_OWNER),
+        started=execution.start_time,
+        pending=pending,
+    )

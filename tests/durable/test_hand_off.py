@@ -183,7 +183,9 @@ async def test_the_agent_handed_to_waits_for_approvals_under_its_own_rules(clien
         async def listed(caller: str) -> list[WaitingRun]:
             return [run for run in await agents.inbox(caller=caller) if run.workflow_id == workflow_id]
 
-        async with asyncio.timeout(10):  # visibility lags a moment behind the run
+        # Visibility lags a moment behind the run; the inbox asks every waiting run of the namespace (a run of
+        # another test whose worker has stopped answers only at the query's timeout).
+        async with asyncio.timeout(30):
             while not await listed('carol'):  # noqa: ASYNC110 (polling the server; nothing here to signal)
                 await asyncio.sleep(0.1)
         (entry,) = await listed('carol')

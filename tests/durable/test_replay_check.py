@@ -8,12 +8,15 @@ verdicts (and the reason) the table says.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 
 import pytest
+import pytest_asyncio
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError
 
 from agent import DeferredToolResults
 from worker import build_worker, check_histories
@@ -29,6 +32,19 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 
 WAIT = 10.0
 """The bound on every wait for a condition."""
+
+
+_left_open: list[WorkflowHandle[AgentWorkflow, AgentRunOutput]] = []
+"""The runs a test leaves waiting for the check (no worker answers them once it ends)."""
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope='session')
+async def _terminate_left_open() -> AsyncIterator[None]:
+    """End the runs a test left waiting: another test's inbox would ask them and wait out the query's timeout."""
+    yield
+    while _left_open:
+        with contextlib.suppress(RPCError):  # ended already
+            await _left_open.pop().terminate('replay-check test over')
 
 
 async def until(predicate: Callable[[], Awaitable[bool]], within: float = WAIT) -> None:
@@ -59,6 +75,7 @@ async def record_version_a(
         for handle in handles:
             await until(lambda handle=handle: _waiting(handle))
         done, waiting = handles
+        _left_open.append(waiting)
         await done.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'mail-1': True}))
         assert (await done.result()).output == 'sent'
 
@@ -156,6 +173,7 @@ async def test_an_approval_rule_changed_under_a_recorded_answer_would_change_the
             )
             for kind in ('answered', 'unanswered')
         ]  # fmt: skip
+        _left_open.extend((answered, unanswered))
         for handle in (answered, unanswered):
             await until(lambda handle=handle: _waiting(handle))
         still = await agents.approve(answered.id, approvals={'mail-1': True}, caller='alice')
