@@ -31,7 +31,6 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from activities import agent_activities
 from activities._agent_activities import HEARTBEAT_THROTTLE
-from activities._agent_version import record_agent_version
 from activities._external_event_ask import ask_external_event
 from activities._remote_toolsets import RemoteToolsets
 from agent import Agent
@@ -61,7 +60,7 @@ from workflows._dev_server import (
 from workflows._door import warm_up
 from workflows._eviction import WaitingRunEvictions
 from workflows._process import exit_process
-from workflows._registry import release_agent, set_workflow_side_errors
+from workflows._registry import agent_version, release_agent, set_workflow_side_errors
 from workflows._replay_check import DEFAULT_LIMIT, DEFAULT_SINCE, ReplayVerdict
 from workflows._replay_check import check_histories as _check_histories
 from workflows._runner import AgentWorkflowRunner, ignores_contexts
@@ -205,8 +204,7 @@ def build_worker(
             encryption keys, or a `workflow_side_errors` other than `'fail'` or `'retry'`.
     """
     warm_up()  # the validators of what runs decode, built here rather than in a run's first workflow task
-    # The `ask` of every agent's durable waits (`RequestInput`), and what records a run's agent version.
-    activities: list[Any] = [ask_external_event, record_agent_version]
+    activities: list[Any] = [ask_external_event]  # the `ask` of every agent's durable waits (`RequestInput`)
     remote: list[RemoteToolsets] = []
     durable_agents: list[DurableAgent] = []
     set_workflow_side_errors(task_queue, workflow_side_errors)
@@ -233,6 +231,7 @@ def build_worker(
                 event_stream_handler=durable.activity_event_stream_handler,
                 retry_user_errors=workflow_side_errors == 'retry',
                 served=served,
+                version=agent_version(name, task_queue),
             )
         )
     # After a crash, a retried activity moves its run off the dead worker's sticky queue at once (see

@@ -95,6 +95,7 @@ def agent_activities(
     event_stream_handler: EventStreamHandler | None = None,
     retry_user_errors: bool = False,
     served: Callable[[Any], str | None] = lambda agent: None,
+    version: str | None = None,
 ) -> list[Callable[..., Any]]:
     """Build the activities of agent `name` (once per worker), with its notifier's if it has one.
 
@@ -106,6 +107,8 @@ def agent_activities(
     I/O fails the run at once, unless `retry_user_errors` keeps it retrying until fixed (see `activities._transient`).
     `served` names the agents of the worker (`None` for another): a tool's run of one of them becomes a child run of
     the workflow (see `activities._delegation`).
+    `version` is the agent's version on this worker, which each model request's output carries for the run to record
+    (see `workflows._agent_version`).
     """
     registered = list(agent.capabilities)
     # `Agent(instrument=...)` / `Agent.instrument_all()` (as it stands when the worker is built) trace the model
@@ -162,7 +165,7 @@ def agent_activities(
                 resolved = resolve_request(inp)  # the run's history had what this worker lacked
             if resolved is None:
                 # This worker lacks something the input names: the workflow sends the request again in full.
-                return ModelRequestOutput(response=None, messages_missing=True)
+                return ModelRequestOutput(response=None, messages_missing=True, agent_version=version)
             messages, parameters = resolved
             # Tool results a long conversation carried to this run by reference, put back for the model.
             messages = await with_carried_contents(messages, worker_store, _client_or_none(), read_conversation)
@@ -200,7 +203,7 @@ def agent_activities(
         key = message_hash(response)
         worker_store.messages.put(key, response)
         processed = recorder.result() if recorder is not None else None
-        return ModelRequestOutput(response, response_key=key, processed_history=processed)
+        return ModelRequestOutput(response, response_key=key, processed_history=processed, agent_version=version)
 
     @activity.defn(name=call_tool_activity_name(name))
     @durable_unit

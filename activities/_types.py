@@ -248,6 +248,9 @@ class ModelRequestOutput:
     """The hash this worker keeps the response under, so the next request can name it."""
     processed_history: ProcessedHistory | None = None
     """What the activity-side `before_model_request` hooks made of the history (`None`: they left it as sent)."""
+    agent_version: str | None = None
+    """The version of the agent on the worker that answered (`workflows.agent_fingerprint`): the run's first response
+    records the version it started on (see `workflows._agent_version`). `None` from workers before it existed."""
 
 
 @dataclass

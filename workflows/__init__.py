@@ -10,7 +10,7 @@ Three kinds of module live here, below the worker (`worker.py`) and the front do
   `_request_encoder`), failures (`_failures`, `_missing_keys`), the approval policy and spans. These import only
   dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
 - Serving it from a worker: the registry of agents (`_registry`, `_agent_loading`) and their versions
-  (`_fingerprint`, recorded by each run with `_agent_version`), the sandbox runner (`_runner`),
+  (`_fingerprint`, which each run records as `_agent_version` says), the sandbox runner (`_runner`),
   evictions of waiting runs (`_eviction`), the data converter and payload encryption (`_data_converter`,
   `_encryption`) with its codec endpoint (`_codec_server`), tracing and telemetry, search attributes and the
   embedded dev server (`_dev_server`).

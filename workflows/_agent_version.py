@@ -1,59 +1,49 @@
-"""A run records the version of its agent as it starts: in its status, its current details and `AgentVersion`.
+"""Which version of its agent a run started on: in its status, its current details and `AgentVersion`.
 
 The version is the agent's fingerprint (`workflows._fingerprint`), computed once per agent when a worker registers
-it, never in the workflow. The workflow reads it from the registry as the run starts, but what the registry holds is
-the current worker's: a worker whose agent changed since would read its own version when it replays the run. So
-the run records the value through a local activity that gives it back (`activities._agent_version`), and a replay
-takes the recorded answer from the history instead of the registry: the run shows the version it started on,
-whichever worker replays it. The same answer says whether the run upserts the `AgentVersion` search attribute (its
-worker's namespace has it, see `workflows._search_attributes`), so a replay issues the same commands too.
+it, never in the workflow. What the registry holds is the current worker's: a worker whose agent changed since would
+read its own version if it replayed the run and asked the registry. So the run records nothing of its own for it (no
+marker, no activity, no extra activation: the version is a label, and a run's first workflow task is its hottest
+path); it keeps the value from results its history records anyway:
 
-Recording it is a patch (`AGENT_VERSION_PATCH`): runs started before it replay without the activity and show no
-version. Each workflow run records its own: a run that continues as new records the version of the worker that
-continues it (which upserts `AgentVersion` only if it differs). A child run records its own agent's. The version is
-that of the run's own agent (its `AgentName`), also once a conversation is handed off to another agent. A failure of
-the activity (a worker that does not register it) leaves the run without a version rather than failing it.
+- `RunStatus.agent_version` and the details (what the Web UI shows) take the version from the run's first model
+  response: the model-request activity's output carries the version of the agent on the worker that answered it
+  (`ModelRequestOutput.agent_version`), and a replay reads that output back from the history, whichever worker
+  replays. Before that response the run shows no version (the rule is simply "shown once recorded"): a run does not
+  wait long for its first response, and it is honest where the registry's value would not be. It is the version of
+  the worker that ran the first model request, which is the one that started the run unless a deploy came between
+  (with Worker Versioning, runs are pinned to the version that started them).
+- The `AgentVersion` search attribute goes into the upsert the run makes anyway as it starts (with `AgentName`,
+  `AgentOwner` and its state, see `workflows._run_attributes`), with the registry's value, where the worker's
+  namespace has the attribute (`records_agent_version`, see `workflows._search_attributes`). A replay compares an
+  upsert command with the recorded event by its kind only, not its contents, so a replay by a worker of a changed
+  agent (whose registry reads another version) replays that upsert as it was recorded; and the start upsert always
+  holds `AgentName`, so whether `AgentVersion` is in it never changes the number of commands.
+
+Continue-as-new carries the recorded version to the next run (`AgentRunInput.agent_version`), and the search
+attributes with it, so the next run neither upserts `AgentVersion` again nor takes a later response's version: a
+conversation shows its first turn's version, also after it moved to a new deployment version between turns. A child
+run records its own agent's. The version is that of the run's own agent (its `AgentName`), also once a conversation
+is handed off to another agent: responses of the agent it was handed to do not count. Runs started before runs
+recorded versions (or whose first response came from a worker that did not fill it in) show none.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from temporalio import workflow
-from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError
-
-from activities._agent_version import AgentVersionRecord, record_agent_version
 
 from ._registry import agent_version, records_agent_version
 
-__all__ = ('AGENT_VERSION_PATCH', 'recorded_agent_version')
-
-AGENT_VERSION_PATCH = 'agent-version'
-"""The patch id under which a run records its agent's version."""
-
-_ATTEMPT_TIMEOUT = timedelta(seconds=10)
-_RETRY = RetryPolicy(maximum_attempts=3)
+__all__ = ('version_attribute',)
 
 
-async def recorded_agent_version(agent: str) -> AgentVersionRecord | None:
-    """The version of `agent` the run started on, as its history records it (recorded now, if the run is new).
+def version_attribute(agent: str) -> str | None:
+    """The `AgentVersion` the run upserts with its start attributes: `None` for none.
 
-    `None` for a run started before runs recorded versions, or one whose worker could not record it.
+    Only the first run of a workflow upserts it (a run that continued as new carries its predecessor's attributes),
+    and only where the worker's namespace has the attribute.
     """
-    if not workflow.patched(AGENT_VERSION_PATCH):
+    info = workflow.info()
+    if info.continued_run_id is not None or not records_agent_version(info.task_queue):
         return None
-    task_queue = workflow.info().task_queue
-    # Read on replay as well, but never used there: the activity's recorded result is.
-    current = AgentVersionRecord(agent_version(agent, task_queue), records_agent_version(task_queue))
-    try:
-        return await workflow.execute_local_activity(
-            record_agent_version,
-            current,
-            activity_id='agent_version',
-            start_to_close_timeout=_ATTEMPT_TIMEOUT,
-            retry_policy=_RETRY,
-            summary=f'Agent version {current.version}',
-        )
-    except ActivityError:
-        return None
+    return agent_version(agent, info.task_queue)

@@ -44,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.run import AgentRun
     from agent.usage import RunUsage
 
-    from ._agent_version import recorded_agent_version
+    from ._agent_version import version_attribute
     from ._answering_agent import deps_for
     from ._child_answers import report_to_parent
     from ._children import ChildPending, Children
@@ -154,10 +154,8 @@ class AgentWorkflow(AgentWorkflowHandlers):
         if inp is None:
             self._status.state = 'failed'
             raise invalid_input(f'{self._input_error}.{INPUT_HINT}')
-        self._attributes.decide()  # its patch before the version's local activity, which the SDK can replay
-        version = await recorded_agent_version(inp.agent)  # the one this run started on, on replay too
-        self._status.agent_version = version.version if version is not None else None
-        self._attributes.start(inp.agent, inp.owner, version)
+        self._status.agent_version = inp.agent_version  # carried by continue-as-new, else its first response's
+        self._attributes.start(inp.agent, inp.owner, version_attribute(inp.agent))
         # A child run (a tool's delegated run) tells its parent what it waits for (see `workflows._children`).
         reporter = asyncio.create_task(self._report_to_parent()) if inp.delegated_by is not None else None
         try:
@@ -233,7 +231,13 @@ class AgentWorkflow(AgentWorkflowHandlers):
         return RunView(state, 0, doing=doing, decisions=self._shown_decisions())
 
     def _view_with_agent(self) -> RunView:
-        return replace(self._attributes_view(), answering_agent=self._handed_off_to())
+        view = self._attributes_view()
+        return replace(view, answering_agent=self._handed_off_to(), agent_version=self._status.agent_version)
+
+    def _started_on(self, agent: str, version: str | None) -> None:
+        """The first model response of the run's own agent says which version it started on (`_agent_version`)."""
+        if self._status.agent_version is None and self._input is not None and agent == self._input.agent:
+            self._status.agent_version = version
 
     def _shown_decisions(self) -> tuple[DecisionRecord, ...]:
         # Only the current details show them (the search attributes compare state and count alone).
@@ -278,6 +282,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
             'held_results': held if held.tool_call_ids else None,
             'decisions': self._decisions[-MAX_DECISIONS_KEPT:] or None,
             'answering_agent': self._handed_off_to(),
+            'agent_version': self._status.agent_version,
         }
         versioning = CONVERSATION_HANDOVER if upgrade else None
         workflow.continue_as_new(replace(inp, **{**fields, **changes}), initial_versioning_behavior=versioning)
@@ -438,6 +443,7 @@ class AgentWorkflow(AgentWorkflowHandlers):
                 [Rejection('submit_deferred_tool_results', reason, call_id) for call_id, reason in refused]
             ),
             decided=self._decided,
+            answered_by=self._started_on,
         )
         # A run that continues in the middle carries the decisions it made so far (the last of the status's).
         self._run_decisions = list(inp.decisions or []) if inp.checkpoint is not None else []

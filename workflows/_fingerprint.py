@@ -1,8 +1,8 @@
 """`agent_fingerprint`: a short digest of what makes an agent behave as it does, its version.
 
-A run records the fingerprint of its agent as it starts (the `AgentVersion` search attribute and
-`RunStatus.agent_version`, see `workflows._agent_version`), so an operator sees which runs started on which version
-of an agent. It is a digest of the agent's parts, each described as canonical JSON:
+A run records the fingerprint of its agent (the `AgentVersion` search attribute as it starts, and
+`RunStatus.agent_version` from its first model response, see `workflows._agent_version`), so an operator sees which
+runs started on which version of an agent. It is a digest of the agent's parts, each described as canonical JSON:
 
 - `instructions`: static text, templates, and the code of instruction functions;
 - `tools`: the agent's own tools (name, description, parameter schema, approval, timeouts, retries, the code of the

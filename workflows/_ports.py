@@ -115,6 +115,7 @@ class WorkflowPorts(AnswerIntake):
         fan_out: ToolFanOut | None = None,
         children: Children | None = None,
         decided: Callable[[list[DecisionRecord]], None] | None = None,
+        answered_by: Callable[[str, str | None], None] | None = None,
     ) -> None:
         self.agent_name = agent_name
         self.reject = reject or (lambda refused: None)
@@ -143,6 +144,9 @@ class WorkflowPorts(AnswerIntake):
         self.children = children or Children()
         """The run's child runs in progress (see `workflows._children`)."""
         self.decided = decided or (lambda records: None)
+        self.answered_by = answered_by or (lambda agent, version: None)
+        """Told of each model response's agent and its version there (the run records the first, see
+        `workflows._agent_version`)."""
         """Told of the decision records of each step's deferred calls (the run's status and result list them)."""
         self.ballots: Ballots | None = None
         """The votes on the approvals the run waits for, under the agent's approval rules."""
@@ -218,6 +222,7 @@ class WorkflowPorts(AnswerIntake):
                 check_request_fits(full, encoder.message_bytes(full.messages), ctx.run_step)
                 output = await self._model_activity(full, summary)
             response = encoder.received(output, in_full=in_full)
+            self.answered_by(self.agent_name, output.agent_version)
             if adopt is not None:
                 processed = output.processed_history
                 adopt(processed_messages(processed, rc.messages) if processed is not None else rc.messages)

@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from temporalio import workflow
 from temporalio.common import SearchAttributeKey, SearchAttributeUpdate
-
-from activities._agent_version import AgentVersionRecord
 
 from ._run_details import RunView, current_details
 from ._search_attributes import (
@@ -48,39 +45,28 @@ class RunAttributes:
 
     def __init__(self, view: Callable[[], RunView]) -> None:
         self._view = view
-        self._enabled: bool | None = None
+        self._enabled = False
         self._recorded: dict[str, Any] = {}
         self._watcher: asyncio.Task[None] | None = None
         self._shown: RunView | None = None
-        self._version: str | None = None
         self._details_watcher: asyncio.Task[None] | None = None
 
-    def start(self, agent: str, owner: str | None, version: AgentVersionRecord | None = None) -> None:
+    def start(self, agent: str, owner: str | None, version: str | None = None) -> None:
         """Decide (once, as the run starts) whether the run records attributes; if so record them and keep watching.
 
-        The current details are kept up to date either way, with the agent's `version` the run recorded, if any; the
-        `AgentVersion` attribute is recorded only where the version's record says so.
+        The current details are kept up to date either way. `version` is recorded as `AgentVersion` with the other
+        attributes, in the same upsert (see `workflows._agent_version`); `None` records none.
         """
-        self._version = version.version if version is not None else None
         self._show(self._view())
         self._details_watcher = asyncio.create_task(self._watch_details())
-        if not self.decide():
+        self._enabled = workflow.patched(RECORD_SEARCH_ATTRIBUTES)
+        if not self._enabled:
             return
         for pair in workflow.info().typed_search_attributes:
             self._recorded[pair.key.name] = pair.value
-        versioned = {AGENT_VERSION: self._version} if version is not None and version.search_attribute else {}
+        versioned = {AGENT_VERSION: version} if version is not None else {}
         self._record({AGENT_NAME: agent, AGENT_OWNER: owner, **versioned, **self._values(self._view())})
         self._watcher = asyncio.create_task(self._watch())
-
-    def decide(self) -> bool:
-        """Whether the run records attributes: decided once, by a patch (see `workflows._search_attributes`).
-
-        Call it before the run awaits anything in its first workflow task (`start` calls it otherwise): the SDK
-        cannot replay a patch taken after a local activity of the same task.
-        """
-        if self._enabled is None:
-            self._enabled = workflow.patched(RECORD_SEARCH_ATTRIBUTES)
-        return self._enabled
 
     def stop(self, *, record: bool = True) -> None:
         """Stop watching; with `record`, record the run's final view (completed or failed) first."""
@@ -102,7 +88,7 @@ class RunAttributes:
 
     def _show(self, view: RunView) -> None:
         self._shown = view
-        workflow.set_current_details(current_details(replace(view, agent_version=self._version)))
+        workflow.set_current_details(current_details(view))
 
     async def _watch(self) -> None:
         while True:

@@ -19,8 +19,8 @@ has no callback, so its runs take the patch, as the SDK does by default: it need
 
 `AgentVersion` came later, so it is decided apart: a namespace registered before it keeps its inbox, and its runs
 record their agent's version in their status only. The worker asks for it with the others and tells its runs through
-the registry (`set_records_agent_version`); a run records the answer with its version, once, as it starts (see
-`workflows._agent_version`), so a replay follows the run's own answer here too.
+the registry (`set_records_agent_version`); a new run reads it as it starts, and upserts `AgentVersion` with its
+other attributes where the answer is yes (see `workflows._agent_version`).
 """
 
 from __future__ import annotations

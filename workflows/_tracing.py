@@ -18,8 +18,7 @@ Three changes:
   that is a model request or a tool call of an instrumented agent records one span per attempt, its `chat` or
   `execute_tool` span, carrying Temporal's attributes (`temporalActivityID`, `temporalWorkflowID`, `temporalRunID`)
   with the GenAI ones, where Temporal's interceptor alone would nest a `chat` span in a `RunActivity` one. Other
-  activities (and every activity of an agent that is not instrumented) keep their `RunActivity:<type>` span, but
-  the local activity that records the run's agent version (`workflows._agent_version`), bookkeeping, has none.
+  activities (and every activity of an agent that is not instrumented) keep their `RunActivity:<type>` span.
 
 The trace reads `StartWorkflow > RunWorkflow > invoke_agent > chat / execute_tool`; a failed run
 adds Temporal's `CompleteWorkflow` span with the failure (a completed one needs none: `invoke_agent` ends with it).
@@ -81,7 +80,6 @@ from temporalio.worker import (
     WorkflowOutboundInterceptor,
 )
 
-from activities._agent_version import AGENT_VERSION_ACTIVITY
 from activities._delegation import TRACE_CONTEXT
 from agent._instrumentation import ADOPTABLE_SPAN, AdoptableSpan
 
@@ -213,8 +211,6 @@ class _ActivityTracing(ActivityInboundInterceptor):
     async def execute_activity(self, input: ExecuteActivityInput) -> Any:
         root = self.root
         info = activity.info()
-        if info.activity_type == AGENT_VERSION_ACTIVITY:
-            return await self.next.execute_activity(input)  # the run's bookkeeping, not work of its own: no span
         attributes: dict[str, AttributeValue] = {'temporalActivityID': info.activity_id}
         if info.workflow_id:
             attributes['temporalWorkflowID'] = info.workflow_id

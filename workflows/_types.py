@@ -127,6 +127,9 @@ class AgentRunInput:
     """For conversations: the served agent that answers the turns, when a hand-off (`ConversationMessage.hand_off_to`)
     made it another than `agent`, which still names the conversation (its workflow id, its search attributes). Set by
     continue-as-new."""
+    agent_version: str | None = None
+    """The version of `agent` the run started on, as an earlier run of the workflow recorded it (see
+    `workflows._agent_version`). Set by continue-as-new."""
 
 
 @dataclass
@@ -207,8 +210,8 @@ class RunStatus:
     """The agent that answers the conversation's turns since a hand-off (`ConversationMessage.hand_off_to`); `None`
     while the run's own agent does."""
     agent_version: str | None = None
-    """The version of the run's agent it started on (`workflows.agent_fingerprint`, recorded as it started); `None`
-    for a run started before runs recorded it."""
+    """The version of the run's agent it started on (`workflows.agent_fingerprint`), as its first model response
+    recorded it (see `workflows._agent_version`); `None` until then, and for a run started before runs recorded it."""
 
 
 @dataclass

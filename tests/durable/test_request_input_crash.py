@@ -56,12 +56,11 @@ def worker(
 
 
 async def recorded_asks(client: Client, workflow_id: str) -> int:
-    """How many `ask` calls the run's history records (local activity markers, but the one of the run's version)."""
+    """How many `ask` calls the run's history records (local activity markers)."""
     history = await client.get_workflow_handle(workflow_id).fetch_history()
     return sum(
         event.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
         and event.marker_recorded_event_attributes.marker_name == 'core_local_activity'
-        and b'agent.version.record' not in event.marker_recorded_event_attributes.details['data'].payloads[0].data
         for event in history.events
     )
 

@@ -154,7 +154,8 @@ async def test_a_worker_on_a_namespace_without_the_attributes_runs_and_says_how_
             await handle.signal(AgentWorkflow.submit_deferred_tool_results, {'approvals': {'del-b': True}})
             result = await handle.result()
     assert result.output == 'delete_file=deleted a.txt; delete_file=deleted b.txt'
-    assert await _upserted_names(handle) <= {'TemporalChangeVersion'}  # taking a patch upserts it, on any namespace
+    history = await handle.fetch_history()
+    assert not [e for e in history.events if e.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES]
     lines = [record.getMessage() for record in caplog.records if record.name == 'workflows.search_attributes']
     assert len(lines) == 1
     assert f"namespace '{bare.namespace}' lacks AgentName, AgentState, PendingApprovals, AgentOwner" in lines[0]
