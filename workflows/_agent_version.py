@@ -26,15 +26,22 @@ conversation shows its first turn's version, also after it moved to a new deploy
 run records its own agent's. The version is that of the run's own agent (its `AgentName`), also once a conversation
 is handed off to another agent: responses of the agent it was handed to do not count. Runs started before runs
 recorded versions (or whose first response came from a worker that did not fill it in) show none.
+
+One thing the replay of the start upsert does change: the run's own view of its search attributes
+(`workflow.info().typed_search_attributes`) takes the replaying worker's values, and continue-as-new hands that view
+to the next run. So a run that continues as new on a worker other than the one that started it hands over the
+version it recorded instead (`carried_attributes`).
 """
 
 from __future__ import annotations
 
 from temporalio import workflow
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 
 from ._registry import agent_version, records_agent_version
+from ._search_attributes import AGENT_VERSION
 
-__all__ = ('version_attribute',)
+__all__ = ('carried_attributes', 'version_attribute')
 
 
 def version_attribute(agent: str) -> str | None:
@@ -47,3 +54,16 @@ def version_attribute(agent: str) -> str | None:
     if info.continued_run_id is not None or not records_agent_version(info.task_queue):
         return None
     return agent_version(agent, info.task_queue)
+
+
+def carried_attributes(version: str | None) -> TypedSearchAttributes | None:
+    """The search attributes a run continuing as new hands over, with `AgentVersion` the `version` it recorded.
+
+    `None` (the SDK's default: the run's own view of them) where that view says so already, or holds no version (the
+    namespace lacks the attribute, or the run records none), or the run recorded none.
+    """
+    current = workflow.info().typed_search_attributes
+    if version is None or current.get(AGENT_VERSION) in (None, version):
+        return None
+    kept = [pair for pair in current if pair.key.name != AGENT_VERSION.name]
+    return TypedSearchAttributes([*kept, SearchAttributePair(AGENT_VERSION, version)])

@@ -44,7 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from agent.run import AgentRun
     from agent.usage import RunUsage
 
-    from ._agent_version import version_attribute
+    from ._agent_version import carried_attributes, version_attribute
     from ._answering_agent import deps_for
     from ._child_answers import report_to_parent
     from ._children import ChildPending, Children
@@ -285,7 +285,9 @@ class AgentWorkflow(AgentWorkflowHandlers):
             'agent_version': self._status.agent_version,
         }
         versioning = CONVERSATION_HANDOVER if upgrade else None
-        workflow.continue_as_new(replace(inp, **{**fields, **changes}), initial_versioning_behavior=versioning)
+        attributes = carried_attributes(self._status.agent_version)  # the recorded one, whoever replayed the run
+        next_input = replace(inp, **{**fields, **changes})
+        workflow.continue_as_new(next_input, initial_versioning_behavior=versioning, search_attributes=attributes)
 
     async def _converse(self, inp: AgentRunInput) -> AgentRunOutput:
         """Run turns as they arrive (`send_message` updates) until closed, idle, or it is time to continue as new."""

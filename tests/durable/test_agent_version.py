@@ -6,20 +6,23 @@ import asyncio
 import logging
 
 import pytest
-from temporalio.client import Client, WorkflowExecution
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowExecution, WorkflowHistory
 
 from agent import Agent
 from agent.messages import ToolCallPart
 from deploy.search_attributes import register_search_attributes
 from worker import build_replayer, build_worker
 from workflows import agent_fingerprint
-from workflows._registry import unregister
+from workflows._registry import set_records_agent_version, unregister
 from workflows._search_attributes import AGENT_VERSION, INBOX_ATTRIBUTES
 from workflows.client import AgentClient
 
 from ._approvals import wait_for_approval
 from ._cli_helpers import command
+from ._replay_agents import REPLAY_AGENTS
 from .test_agent_workflow import AGENTS, scripted
+from .test_replay import HISTORIES, load
 from .test_run_search_attributes import _namespace_without_attributes, _upserted_names
 from .test_web_ui_details import current_details
 
@@ -35,6 +38,15 @@ def cleaner(instructions: str) -> Agent[None, str]:
         return f'deleted {path}'
 
     return agent
+
+
+def upserted(history: WorkflowHistory) -> list[set[str]]:
+    """The names each of the run's search attribute upserts set, in order."""
+    return [
+        set(event.upsert_workflow_search_attributes_event_attributes.search_attributes.indexed_fields)
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+    ]
 
 
 async def found(client: Client, query: str) -> list[WorkflowExecution]:
@@ -126,3 +138,54 @@ async def test_a_namespace_without_agent_version_keeps_its_inbox_and_runs_show_t
     if told is None:
         assert len(lines) == 1
         assert f"namespace '{bare.namespace}' lacks AgentVersion" in lines[0]
+
+
+async def test_recording_the_version_adds_no_event_the_run_would_not_record_anyway(
+    client: Client, task_queue: str
+) -> None:
+    agents = AgentClient(client, task_queue=task_queue)
+    async with build_worker(client, AGENTS, task_queue=task_queue):
+        handle = await agents.start('approval_agent', 'clean up')
+        await wait_for_approval(agents, handle.id)
+        await agents.approve(handle.id, approvals={'del-a': True, 'del-b': False})
+        await handle.result()
+    history = await handle.fetch_history()
+    markers = [e for e in history.events if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED]
+    assert len(markers) == 1  # the search attributes' patch: no marker, no activity of the version's own
+    first, start, *later = upserted(history)
+    assert first == {'TemporalChangeVersion'}  # that patch's
+    assert {'AgentName', 'AgentVersion'} <= start  # one upsert as the run starts, the version with the others
+    assert not [names for names in later if 'AgentVersion' in names]
+
+
+async def test_a_run_continued_as_new_on_a_changed_worker_keeps_the_version_it_started_on(
+    client: Client, task_queue: str
+) -> None:
+    old, new = cleaner('Delete what is asked.'), cleaner('Delete what is asked, carefully.')
+    agents = AgentClient(client, task_queue=task_queue)
+    async with build_worker(client, {'cleaner': old}, task_queue=task_queue):
+        # One model request per workflow run: the run continues as new before its second, on the changed worker.
+        handle = await agents.start('cleaner', 'clean up', max_steps_per_run=1)
+        await wait_for_approval(agents, handle.id)
+    async with build_worker(client, {'cleaner': new}, task_queue=task_queue):
+        await agents.approve(handle.id, approvals={'del-a': True})
+        assert (await handle.result()).output == 'delete_file=deleted a.txt'
+        ended = await agents.status(handle.id)
+    described = await handle.describe()
+    assert described.run_id != handle.first_execution_run_id
+    assert ended.agent_version == agent_fingerprint(old)
+    assert described.typed_search_attributes.get(AGENT_VERSION) == agent_fingerprint(old)
+    # The next run carried the version and its attributes over: it upserted no version of its own.
+    assert not [names for names in upserted(await handle.fetch_history()) if AGENT_VERSION.name in names]
+
+
+@pytest.mark.parametrize('stem', [path.stem for path in HISTORIES])
+async def test_histories_recorded_by_other_code_replay_where_runs_record_their_version(stem: str) -> None:
+    # The version rides on the run's start upsert, whose contents a replay does not compare: a history recorded
+    # without `AgentVersion` (or with another version) replays on a worker that would upsert its own.
+    set_records_agent_version('replay-queue', True)
+    try:
+        result = await build_replayer(REPLAY_AGENTS).replay_workflow(load(stem), raise_on_replay_failure=True)
+    finally:
+        set_records_agent_version('replay-queue', False)
+    assert result.replay_failure is None
