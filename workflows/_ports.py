@@ -144,10 +144,10 @@ class WorkflowPorts(AnswerIntake):
         self.children = children or Children()
         """The run's child runs in progress (see `workflows._children`)."""
         self.decided = decided or (lambda records: None)
+        """Told of the decision records of each step's deferred calls (the run's status and result list them)."""
         self.answered_by = answered_by or (lambda agent, version: None)
         """Told of each model response's agent and its version there (the run records the first, see
         `workflows._agent_version`)."""
-        """Told of the decision records of each step's deferred calls (the run's status and result list them)."""
         self.ballots: Ballots | None = None
         """The votes on the approvals the run waits for, under the agent's approval rules."""
         self._votes: dict[str, list[Vote]] = {}  # the last wait's votes, until its decisions are recorded
