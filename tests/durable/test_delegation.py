@@ -42,11 +42,14 @@ pytestmark = pytest.mark.asyncio(loop_scope='session')
 ANSWER = 'tides follow the moon + twice a day'
 
 
-async def run_both_ways(client: Client, task_queue: str, child: Agent[None, str]) -> tuple[Any, AgentRunOutput, str]:
-    """The router's run in process, then durably (on a worker serving both agents): both results, and the
-    durable run's workflow id."""
-    in_process = await agents_of(child)['router'].run('Why are there tides?')
-    async with build_worker(client, agents_of(child), task_queue=task_queue):
+async def run_both_ways(
+    client: Client, task_queue: str, child: Agent[None, str], parent: Agent[None, str] | None = None
+) -> tuple[Any, AgentRunOutput, str]:
+    """`parent`'s run (the router of `child` by default) in process, then durably (on a worker serving both agents):
+    both results, and the durable run's workflow id."""
+    served = {'router': parent, 'researcher': child} if parent is not None else agents_of(child)
+    in_process = await served['router'].run('Why are there tides?')
+    async with build_worker(client, served, task_queue=task_queue):
         agents = AgentClient(client, task_queue=task_queue)
         handle = await agents.start('router', 'Why are there tides?', workflow_id=f'router-{uuid.uuid4()}')
         durable = await agents.result(handle.id)
@@ -246,15 +249,9 @@ async def _completed(client: Client, workflow_id: str, activity_id_part: str) ->
 
 async def test_run_sync_in_a_sync_tool_delegates_too(client: Client, task_queue: str) -> None:
     child = researcher()
-    parent = sync_router(child)
-    in_process = await parent.run('Why are there tides?')
-    async with build_worker(client, {'router': parent, 'researcher': child}, task_queue=task_queue):
-        agents = AgentClient(client, task_queue=task_queue)
-        handle = await agents.start('router', 'Why are there tides?')
-        durable = await agents.result(handle.id)
-        children = await _children(client, handle.id)
+    in_process, durable, workflow_id = await run_both_ways(client, task_queue, child, sync_router(child))
     assert durable.output == in_process.output == ANSWER
-    assert len(children) == 1
+    assert len(await _children(client, workflow_id)) == 1
 
 
 async def test_a_grandchilds_approval_is_answered_at_the_top_run(client: Client, task_queue: str) -> None:
