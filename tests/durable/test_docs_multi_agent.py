@@ -23,11 +23,9 @@ SECTION = 'Delegation: a tool runs another agent'
 RUN = 'asyncio.run(main())'
 
 
-async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_child_run(
-    temporal_env: WorkflowEnvironment, client: Client, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (example,) = blocks(PAGE, 'python', section=SECTION)
-    (printed,) = blocks(PAGE, 'text', section=SECTION)
+async def run_example(temporal_env: WorkflowEnvironment, section: str) -> None:
+    """Run the page's Python example of `section` as written, its dev server the suite's (`SuiteServer`)."""
+    (example,) = blocks(PAGE, 'python', section=section)
     assert example.source.rstrip().endswith(RUN)
     namespace: dict[str, Any] = {'__name__': 'docs_example'}
     exec(compile(example.source.replace(RUN, ''), f'{PAGE}:{example.line}', 'exec'), namespace)
@@ -38,6 +36,12 @@ async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_c
     namespace['start_dev_server'] = start_dev_server
     await asyncio.wait_for(namespace['main'](), 60)
 
+
+async def test_the_delegation_example_runs_as_written_with_the_researcher_as_a_child_run(
+    temporal_env: WorkflowEnvironment, client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    await run_example(temporal_env, SECTION)
+    (printed,) = blocks(PAGE, 'text', section=SECTION)
     assert capsys.readouterr().out == printed.source
     events = (await client.get_workflow_handle('tides-1').fetch_history()).events
     children = [
@@ -54,16 +58,8 @@ async def test_the_hand_off_example_runs_as_written_in_one_conversation_workflow
     temporal_env: WorkflowEnvironment, client: Client, capsys: pytest.CaptureFixture[str]
 ) -> None:
     section = 'Programmatic hand-off'
-    (example,) = blocks(PAGE, 'python', section=section)
+    await run_example(temporal_env, section)
     (printed,) = blocks(PAGE, 'text', section=section)
-    namespace: dict[str, Any] = {'__name__': 'docs_example'}
-    exec(compile(example.source.replace(RUN, ''), f'{PAGE}:{example.line}', 'exec'), namespace)
-
-    async def start_dev_server() -> SuiteServer:
-        return SuiteServer(temporal_env)
-
-    namespace['start_dev_server'] = start_dev_server
-    await asyncio.wait_for(namespace['main'](), 60)
     assert capsys.readouterr().out == printed.source
     # Both agents answered in the one workflow of the conversation, triage's turn first.
     events = (await client.get_workflow_handle('agent-triage-conversation-ticket-7').fetch_history()).events
