@@ -26,7 +26,9 @@ from ._search_attributes import AGENT_NAME, AGENT_OWNER
 __all__ = ('QUERIES_AT_ONCE', 'QUERY_TIMEOUT', 'WaitingRun', 'waiting_runs', 'waiting_runs_query')
 
 QUERY_TIMEOUT = timedelta(seconds=5)
-"""How long the inbox waits for one run to say what it waits for (a query needs a worker of the run's queue)."""
+"""How long the inbox waits for its runs to say what they wait for (a query needs a worker of the run's queue): a
+run that has not answered by then is listed without the details, so the inbox answers within about this long however
+many runs have no worker."""
 
 QUERIES_AT_ONCE = 16
 """How many listed runs the inbox asks at the same time."""
@@ -75,39 +77,58 @@ async def waiting_runs(client: Client, owner: str | None = None, caller: str | N
     listed = [execution async for execution in client.list_workflows(waiting_runs_query(owner))]
     # A tool's delegated run is left out: its parent lists what it waits for, under the tool call's path.
     listed = [execution for execution in listed if execution.parent_id is None]
-    # Asked together: a run no worker answers for costs its query's timeout, once, not once per such run.
+    # Asked together, against one deadline: runs no worker answers for cost the timeout once, not once per run
+    # (nor once per batch of QUERIES_AT_ONCE).
     limit = asyncio.Semaphore(QUERIES_AT_ONCE)
+    deadline = asyncio.get_running_loop().time() + QUERY_TIMEOUT.total_seconds()
 
     async def entry(execution: WorkflowExecution) -> WaitingRun | None:
-        async with limit:
-            return await _waiting_run(client, execution, caller)
+        try:
+            # The deadline is kept here as well as sent with the query: a query can outlast its RPC timeout.
+            async with limit, asyncio.timeout_at(deadline):
+                pending = await _pending(client, execution, caller, deadline)
+        except TimeoutError:
+            # A run no worker answered for in time still waits for a human: it is listed without the details, or
+            # left out for a `caller` (what it would let them answer is unknown).
+            return None if caller is not None else _entry(execution, None)
+        return None if pending is None else _entry(execution, pending)
 
     waiting = [run for run in await asyncio.gather(*map(entry, listed)) if run is not None]
     waiting.sort(key=lambda run: run.started.timestamp() if run.started else 0.0, reverse=True)
     return waiting
 
 
-async def _waiting_run(client: Client, execution: WorkflowExecution, caller: str | None) -> WaitingRun | None:
-    """The inbox entry of a listed run, or `None` if it is not one (any more, or not for `caller`)."""
+async def _pending(
+    client: Client, execution: WorkflowExecution, caller: str | None, deadline: float
+) -> DeferredToolRequests | None:
+    """What a listed run waits for (that `caller` may answer), or `None` if it waits for nothing any more (it ended
+    or was answered since visibility listed it).
+
+    Raises:
+        TimeoutError: if no worker of the run answered by `deadline` (the event loop's clock).
+    """
     handle = client.get_workflow_handle(execution.id, run_id=execution.run_id)
-    pending: DeferredToolRequests | None = None
+    time_left = max(deadline - asyncio.get_running_loop().time(), 0.001)
     try:
         # By name, as the client calls the workflow (see `workflows.client`).
         pending = await handle.query(
             'pending_deferred_tools',
             args=[caller] if caller is not None else [],
             result_type=DeferredToolRequests,
-            rpc_timeout=QUERY_TIMEOUT,
+            rpc_timeout=timedelta(seconds=time_left),
         )
     except RPCError as exc:
-        # A run no worker answers for still waits for a human: it is listed, without the details.
-        if caller is not None or exc.status not in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
-            return None  # ended since visibility listed it
+        if exc.status in (RPCStatusCode.DEADLINE_EXCEEDED, RPCStatusCode.CANCELLED):
+            raise TimeoutError from exc
+        return None  # ended since visibility listed it
     except (WorkflowQueryFailedError, WorkflowQueryRejectedError):
         return None
-    else:
-        if pending is None or not (pending.approvals or pending.calls):
-            return None  # answered since visibility listed it
+    if pending is None or not (pending.approvals or pending.calls):
+        return None  # answered since visibility listed it
+    return pending
+
+
+def _entry(execution: WorkflowExecution, pending: DeferredToolRequests | None) -> WaitingRun:
     attributes = execution.typed_search_attributes
     return WaitingRun(
         workflow_id=execution.id,
