@@ -350,6 +350,8 @@ class AgentWorker(Worker):
         finally:
             if versioned:
                 versioned_worker_running(self.task_queue, False)
+            if self._evictions is not None:
+                self._evictions.cancel_pending()
             for remote in self._remote_toolsets:
                 await remote.aclose()
             if self._owned_executor is not None:

@@ -34,9 +34,13 @@ the task that resumes it goes to the task queue every worker polls instead of th
   timeout, instead of timing out of a busy worker's sticky queue by the hundred.
 The run has just left this worker's cache, so a sticky task would have been a replay anyway.
 
+A run that a person or a page is watching is asked again and again while it waits (`agents run --watch`, the chat
+page and the inbox query it). The first query replays it; after a query it stays cached until it has gone
+`QUERIED_STAY` without one, so a run polled ten times a second is replayed once, not ten times a second (each replay
+took a workflow-task slot and the worker's CPU: under load the polls starved the other runs' tasks).
+
 The price is one replay when the run resumes (about 9 ms of worker CPU for the benchmark's approval run, whose
-history is 14 events at that point), and one for each `status` query while it waits (a query replays the run,
-which then leaves the cache again); the approvals inbox reads search attributes, not queries.
+history is 14 events at that point), and one when a query comes after the run has been left alone for a while.
 """
 
 from __future__ import annotations
@@ -53,7 +57,10 @@ from temporalio.bridge.proto.workflow_completion import WorkflowActivationComple
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-__all__ = ('WAITING_EXTERN', 'WaitingRunEvictions', 'watch_waiting')
+__all__ = ('QUERIED_STAY', 'WAITING_EXTERN', 'WaitingRunEvictions', 'watch_waiting')
+
+QUERIED_STAY = 30.0
+"""Seconds a waiting run stays in the cache after a query, so that polling it does not replay it per poll."""
 
 WAITING_EXTERN = 'agent_runtime.watch_waiting'
 """The extern function a workflow instance registers its "waits for a person" predicate with."""
@@ -77,18 +84,26 @@ class WaitingRunEvictions:
 
     Args:
         client: The worker's client, to reset an evicted run's stickiness with; `None` to leave it sticky.
+        queried_stay: Seconds a run that answered a query stays cached without another activation before it is
+            evicted; `None` for `QUERIED_STAY`.
     """
 
-    def __init__(self, client: Client | None = None) -> None:
+    def __init__(self, client: Client | None = None, *, queried_stay: float | None = None) -> None:
         self._client = client
-        self._noted: dict[str, str] = {}  # run id -> workflow id
+        self._queried_stay = QUERIED_STAY if queried_stay is None else queried_stay
+        self._noted: dict[str, tuple[str, bool]] = {}  # run id -> (workflow id, only answered queries)
+        self._later: dict[str, asyncio.TimerHandle] = {}  # run id -> its eviction after a quiet while
         self._resets: set[asyncio.Task[None]] = set()
         self.requested = 0
         """Evictions requested so far (a run is counted each time it starts waiting again)."""
 
-    def note(self, workflow_id: str, run_id: str) -> None:
-        """Evict run `run_id` once its current activation is completed (called from workflow task threads)."""
-        self._noted[run_id] = workflow_id  # one item set: atomic
+    def note(self, workflow_id: str, run_id: str, queried: bool = False) -> None:
+        """Evict run `run_id` once its current activation is completed (called from workflow task threads).
+
+        With `queried` (the activation only answered queries) the run is evicted only if no other activation comes
+        for `queried_stay` seconds.
+        """
+        self._noted[run_id] = (workflow_id, queried)  # one item set: atomic
 
     def install(self, worker: Any) -> None:
         """Request the noted evictions on `worker` (a `temporalio.worker.Worker`) once their completions are sent.
@@ -98,6 +113,12 @@ class WaitingRunEvictions:
         """
         worker._bridge_worker = _EvictingBridge(worker._bridge_worker, self)
 
+    def cancel_pending(self) -> None:
+        """Forget the evictions waiting for a quiet while (the worker is shutting down: its cache goes anyway)."""
+        for later in self._later.values():
+            later.cancel()
+        self._later.clear()
+
     async def completed(self, bridge: Any, completion: WorkflowActivationCompletion) -> None:
         run_id = completion.run_id
         try:
@@ -105,14 +126,34 @@ class WaitingRunEvictions:
         except BaseException:
             self._noted.pop(run_id, None)
             raise
-        workflow_id = self._noted.pop(run_id, None)
-        if workflow_id is not None:
-            self.requested += 1
-            bridge.request_workflow_eviction(run_id)
-            if self._client is not None:
-                task = asyncio.create_task(self._reset_stickiness(self._client, workflow_id, run_id))
-                self._resets.add(task)  # held until done: the loop keeps only weak references to tasks
-                task.add_done_callback(self._resets.discard)
+        later = self._later.pop(run_id, None)
+        if later is not None:
+            later.cancel()  # the run was active again: this activation decides
+        noted = self._noted.pop(run_id, None)
+        if noted is None:
+            return
+        workflow_id, queried = noted
+        if queried and self._queried_stay > 0:
+            self._later[run_id] = asyncio.get_running_loop().call_later(
+                self._queried_stay, self._evict_quiet, bridge, workflow_id, run_id
+            )
+        else:
+            self._evict(bridge, workflow_id, run_id)
+
+    def _evict_quiet(self, bridge: Any, workflow_id: str, run_id: str) -> None:
+        self._later.pop(run_id, None)
+        try:
+            self._evict(bridge, workflow_id, run_id)
+        except Exception as exc:  # only a cost: the run stays cached until the cache needs room
+            log.debug('Could not evict run %s of %s: %s', run_id, workflow_id, exc)
+
+    def _evict(self, bridge: Any, workflow_id: str, run_id: str) -> None:
+        self.requested += 1
+        bridge.request_workflow_eviction(run_id)
+        if self._client is not None:
+            task = asyncio.create_task(self._reset_stickiness(self._client, workflow_id, run_id))
+            self._resets.add(task)  # held until done: the loop keeps only weak references to tasks
+            task.add_done_callback(self._resets.discard)
 
     async def _reset_stickiness(self, client: Client, workflow_id: str, run_id: str) -> None:
         request = ResetStickyTaskQueueRequest(

@@ -6,8 +6,9 @@ the SDK's public extension points) and does two things outside the sandbox:
 - After each successful activation that is not a replay it asks the run whether it now waits only for a person
   (the predicate the workflow registered with `workflows._eviction.watch_waiting`) and, if so, tells the worker,
   which drops the run from its cache once the completion is sent (see `workflows._eviction`). Replaying activations
-  are left alone (except one that only answers queries): an evicted run replays through its waiting point on the
-  way to the answer that woke it, and evicting it there would only start the replay over.
+  are left alone (except one that only answers queries, after which the run is evicted once no query has come for
+  a while): an evicted run replays through its waiting point on the way to the answer that woke it, and evicting it
+  there would only start the replay over.
 - It answers the SDK's per-payload question "which serialization context does this payload belong to?" without
   entering the sandbox, when the worker's data converter ignores contexts. The SDK asks once for every payload it
   decodes into an activation and encodes out of a completion, and the sandboxed instance answers by running code
@@ -74,13 +75,17 @@ class AgentWorkflowRunner(WorkflowRunner):
 
     Args:
         inner: The runner that runs the workflows.
-        waiting: Called with the workflow id and the run id, from the workflow task's thread, when an activation
-            left the run waiting for a person; `None` to not watch.
+        waiting: Called with the workflow id, the run id and whether the activation only answered queries, from the
+            workflow task's thread, when an activation left the run waiting for a person; `None` to not watch.
         context_free: The worker's data converter ignores serialization contexts (`ignores_contexts`).
     """
 
     def __init__(
-        self, inner: WorkflowRunner, *, waiting: Callable[[str, str], None] | None = None, context_free: bool = False
+        self,
+        inner: WorkflowRunner,
+        *,
+        waiting: Callable[[str, str, bool], None] | None = None,
+        context_free: bool = False,
     ) -> None:
         self._inner = inner
         self._waiting = waiting
@@ -123,7 +128,7 @@ class _Instance(WorkflowInstance):
         inner: WorkflowInstance,
         workflow_id: str,
         watch: _Watch,
-        waiting: Callable[[str, str], None] | None,
+        waiting: Callable[[str, str, bool], None] | None,
         own_context: WorkflowSerializationContext | None,
     ) -> None:
         self._inner = inner
@@ -135,15 +140,16 @@ class _Instance(WorkflowInstance):
     def activate(self, act: WorkflowActivation) -> WorkflowActivationCompletion:
         completion = self._inner.activate(act)
         predicate = self._watch.predicate
+        queries = _only_queries(act)
         if (
             self._waiting is not None
             and predicate is not None
-            and (not act.is_replaying or _only_queries(act))
+            and (not act.is_replaying or queries)
             and completion.HasField('successful')
             and not any(job.HasField('remove_from_cache') for job in act.jobs)
             and _holds(predicate)
         ):
-            self._waiting(self._workflow_id, act.run_id)
+            self._waiting(self._workflow_id, act.run_id, queries)
         return completion
 
     def get_serialization_context(self, command_info: object) -> temporalio.converter.SerializationContext | None:

@@ -20,6 +20,7 @@ from agent.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from agent.models.function import AgentInfo, FunctionModel
 from worker import build_worker
 from workflows import AgentRunInput, AgentRunOutput, AgentWorkflow, ConversationMessage
+from workflows import _eviction as eviction
 from workflows._types import CancelTurnResult
 from workflows.client import AgentClient
 
@@ -208,8 +209,9 @@ async def test_a_worker_killed_during_the_childs_tool_reruns_only_that_tool(
 
 
 async def test_a_parent_whose_child_waits_for_a_person_leaves_the_workers_cache_too(
-    client: Client, task_queue: str
+    client: Client, task_queue: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(eviction, 'QUERIED_STAY', 0.5)  # asked what they wait for, the runs stay cached a while
     worker = build_worker(client, agents_of(approving_researcher()), task_queue=task_queue)
     async with worker:
         agents = AgentClient(client, task_queue=task_queue)

@@ -15,6 +15,7 @@ from agent.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, 
 from agent.models.function import AgentInfo, FunctionModel
 from worker import AgentWorker, build_replayer, build_worker
 from workflows import AgentRunInput, AgentWorkflow, RunStatus
+from workflows import _eviction as eviction
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
 
@@ -58,8 +59,8 @@ def _resetting(worker: AgentWorker) -> bool:
     return evictions is not None and bool(evictions._resets)
 
 
-async def _until(condition: Any, what: str) -> None:
-    async with asyncio.timeout(5):
+async def _until(condition: Any, what: str, within: float = 5) -> None:
+    async with asyncio.timeout(within):
         while True:
             if condition():
                 return
@@ -82,8 +83,9 @@ async def _state(handle: WorkflowHandle[Any, Any]) -> str:
 
 
 async def test_a_run_waiting_for_approval_leaves_the_cache_and_finishes_by_replay(
-    client: Client, task_queue: str
+    client: Client, task_queue: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(eviction, 'QUERIED_STAY', 2.0)  # long enough for ten polls, short enough to wait out
     runs_of_wire.clear()
     worker = build_worker(client, AGENTS, task_queue=task_queue)
     async with worker:
@@ -92,9 +94,14 @@ async def test_a_run_waiting_for_approval_leaves_the_cache_and_finishes_by_repla
         await _until(lambda: worker.waiting_runs_evicted >= 1, 'the waiting run was never evicted')
         await _until(lambda: not _cached(worker, run_id), 'the waiting run stayed in the cache')
 
-        # A query replays the run; it still waits and leaves the cache again.
-        assert await _state(handle) == 'awaiting_deferred_tools'
-        await _until(lambda: not _cached(worker, run_id), 'the queried run stayed in the cache')
+        # A query replays the run once; polled, it stays cached; left alone a while, it leaves the cache again.
+        evicted = worker.waiting_runs_evicted
+        for _ in range(10):
+            assert await _state(handle) == 'awaiting_deferred_tools'
+            assert _cached(worker, run_id)
+        assert worker.waiting_runs_evicted == evicted
+        await _until(lambda: not _cached(worker, run_id), 'the queried run stayed in the cache', within=20)
+        assert worker.waiting_runs_evicted == evicted + 1
 
         evicted = worker.waiting_runs_evicted
         await handle.signal(AgentWorkflow.submit_deferred_tool_results, DeferredToolResults(approvals={'wire-1': True}))
