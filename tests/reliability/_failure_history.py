@@ -19,8 +19,10 @@ from agent import Agent
 from worker import build_worker
 from workflows import AgentRunInput, AgentWorkflow
 
-RUN_TIMEOUT = 10
-"""Seconds a run that should fail at once may take (a run that retries forever is caught by this bound)."""
+RUN_TIMEOUT = 30
+"""Seconds a run that should fail at once may take: generous, since a loaded machine can take seconds to start a
+worker and import a provider's SDK. A run that retries forever never ends within it; one that retried before it
+failed is caught by its attempt count in history."""
 
 
 async def failed_run(
