@@ -1,4 +1,4 @@
-"""`agents deploy status|set-current|ramp`: the versions of a versioned worker deployment, and which takes new runs.
+"""`agents deploy`: the versions of a versioned worker deployment, and which takes new runs.
 
 Workers join a deployment with `agents worker --deployment NAME [--build-id ID]`; these commands read and move its
 routing through `workflows._deployments`. Without `--deployment`, a namespace's only deployment is meant.
@@ -25,7 +25,7 @@ from ._connect import connect
 from ._errors import CommandError
 from ._output import table
 
-__all__ = ('deploy_ramp', 'deploy_set_current', 'deploy_status')
+__all__ = ('deploy_ramp', 'deploy_set_current', 'deploy_status', 'deploy_stop_ramp')
 
 T = TypeVar('T')
 
@@ -70,6 +70,23 @@ async def deploy_ramp(args: argparse.Namespace) -> int:
         args, lambda: set_ramping_version(client, name, args.build_id, args.percent, identity=args.identity or '')
     )
     print(f'Version {args.build_id!r} of {name!r} takes {args.percent:g}% of new runs.', flush=True)
+    return 0
+
+
+async def deploy_stop_ramp(args: argparse.Namespace) -> int:
+    """End a ramp: every new run starts on the current version again (runs the ramping version took stay there)."""
+    client, name = await _deployment(args)
+    state = await _asked(args, lambda: describe_deployment(client, name))
+    ramping = [version.build_id for version in state.versions if version.role == 'ramping']
+    if not ramping:
+        print(f'No version of {name!r} is ramping: new runs start on the current one.', flush=True)
+        return 0
+    await _asked(args, lambda: set_ramping_version(client, name, None, 0, identity=args.identity or ''))
+    print(
+        f'Version {ramping[0]!r} of {name!r} no longer takes new runs; the runs it took finish there. New runs start '
+        f'on {f"version {state.current!r}" if state.current else "unversioned workers"}.',
+        flush=True,
+    )
     return 0
 
 

@@ -293,11 +293,12 @@ def build_parser(prog: str = 'agents') -> argparse.ArgumentParser:
         ('status', 'deploy_status', 'its versions: current, ramping, draining or drained, and the open runs of each'),
         ('set-current', 'deploy_set_current', 'make a version current: new runs start on it'),
         ('ramp', 'deploy_ramp', 'send a share of new runs to a version'),
+        ('stop-ramp', 'deploy_stop_ramp', 'send every new run to the current version again'),
     ):
         step = steps.add_parser(name, help=what, description=what, parents=[shared])
         step.set_defaults(handler=Handler(f'_deploy.{handler}'))
         step.add_argument('--deployment', metavar='NAME', help="the deployment (default: the namespace's only one)")
-        if name != 'status':
+        if name in ('set-current', 'ramp'):
             step.add_argument('build_id', metavar='BUILD_ID', help='the version (`agents deploy status` lists them)')
         if name == 'ramp':
             step.add_argument('percent', metavar='PERCENT', type=float, help='the share of new runs, 0 to 100')

@@ -1,4 +1,4 @@
-"""`agents deploy status|set-current|ramp` and `agents worker --deployment/--build-id` as a person runs them: the
+"""`agents deploy` and `agents worker --deployment/--build-id` as a person runs them: the
 routing they set and read, and the one-line errors for an unknown deployment or version and a server without Worker
 Versioning."""
 
@@ -50,7 +50,7 @@ async def versions(client: Client, task_queue: str, *build_ids: str) -> AsyncIte
 
 
 @durable
-async def test_set_current_and_ramp_route_new_runs_and_status_shows_them(client: Client, task_queue: str) -> None:
+async def test_set_current_and_ramps_route_new_runs_and_status_shows_them(client: Client, task_queue: str) -> None:
     address = client.service_client.config.target_host
     async with versions(client, task_queue, 'one', 'two') as deployment:
         before = await command('deploy', 'status', '--deployment', deployment, address=address, task_queue=task_queue)
@@ -60,6 +60,10 @@ async def test_set_current_and_ramp_route_new_runs_and_status_shows_them(client:
                              task_queue=task_queue)  # fmt: skip
         after = await command('deploy', 'status', '--deployment', deployment, address=address, task_queue=task_queue)
         state = await describe_deployment(client, deployment)
+        stop = await command('deploy', 'stop-ramp', '--deployment', deployment, address=address, task_queue=task_queue)
+        stopped = await describe_deployment(client, deployment)
+        again = await command('deploy', 'stop-ramp', '--deployment', deployment, address=address,
+                              task_queue=task_queue)  # fmt: skip
     assert before.code == 0, before
     assert before.out.splitlines()[0] == f'Deployment {deployment!r}: current version none (unversioned workers)'
     assert {line.split()[0]: line.split()[1] for line in before.out.splitlines()[2:]} == {
@@ -81,6 +85,15 @@ async def test_set_current_and_ramp_route_new_runs_and_status_shows_them(client:
     assert lines[0] == f'Deployment {deployment!r}: current version one'
     assert lines[1].split() == ['BUILD', 'ID', 'STATE', 'OPEN', 'RUNS']
     assert sorted(line.split() for line in lines[2:]) == [['one', 'current', '0'], ['two', 'ramping', '25%', '0']]
+    assert stop.code == 0, stop
+    assert stop.out == (
+        f"Version 'two' of {deployment!r} no longer takes new runs; the runs it took finish there. New runs start on "
+        "version 'one'.\n"
+    )
+    assert stopped.current == 'one'
+    assert [v.build_id for v in stopped.versions if v.role == 'ramping'] == []
+    assert again.code == 0, again
+    assert again.out == f'No version of {deployment!r} is ramping: new runs start on the current one.\n'
 
 
 @durable
