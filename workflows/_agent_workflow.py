@@ -11,7 +11,8 @@ The workflow drives the very same agent graph as an in-process run, node by node
 
 Deferred tool results arrive by the `submit_deferred_tool_results` signal or the
 `resolve_deferred_tools` update (whose validator rejects unknown or already-resolved ids before
-anything is written to history). The handlers and queries live in `workflows._workflow_handlers`, the base
+anything is written to history; answers that come while the run is still working towards its calls are held
+until it asks for them). The handlers and queries live in `workflows._workflow_handlers`, the base
 class; this module drives the run.
 
 Everything a client sends is validated by the workflow itself (see `workflows._door`): a bad start fails the

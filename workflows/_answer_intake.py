@@ -32,6 +32,8 @@ class AnswerIntake(RunPorts):
     """The decided answers to `pending` so far."""
     early: DeferredToolResults
     """Answers that came before their calls were pending."""
+    refused_early: dict[str, str]
+    """Why held answers were refused when the run's next calls became pending, by tool call id (the last time)."""
     ballots: Ballots | None
     """The votes on the approvals the run waits for, under the agent's approval rules."""
     reject: Callable[[list[tuple[str, str]]], None]
@@ -91,16 +93,26 @@ class AnswerIntake(RunPorts):
             metadata={k: v for k, v in early.metadata.items() if k in ids},
             answered_by={k: v for k, v in early.answered_by.items() if k in ids},
         )
-        unmatched = sorted((early.tool_call_ids | set(early.metadata)) - ids)
-        if unmatched:
-            self.reject(
-                [(call_id, f'Result for tool call {call_id!r}, which was not among the calls that became pending '
-                  f'({sorted(ids)}).') for call_id in unmatched]
-            )  # fmt: skip
+        unmatched = [
+            (call_id, f'Result for tool call {call_id!r}, which was not among the calls that became pending '
+             f'({sorted(ids)}).') for call_id in sorted((early.tool_call_ids | set(early.metadata)) - ids)
+        ]  # fmt: skip
         # Held answers meet the approval rules now that their calls are known (a refused one is listed as rejected).
         accepted, refused = self.partition_results(matching)
-        self.reject(refused)
+        self.refused_early = dict([*unmatched, *refused])
+        self.reject([*unmatched, *refused])
         self.add_results(accepted)
+
+    def held(self, call_ids: set[str]) -> set[str]:
+        """Those of `call_ids` whose answers are held, waiting for their calls to be pending."""
+        return call_ids & (self.early.tool_call_ids | set(self.early.metadata))
+
+    def drop_held(self, call_ids: set[str]) -> None:
+        """Forget the held answers to `call_ids` (their sender has been told they were not used)."""
+        early = self.early
+        for entries in (early.approvals, early.calls, early.metadata, early.answered_by):
+            for call_id in call_ids:
+                entries.pop(call_id, None)
 
     def partition_results(self, results: DeferredToolResults) -> tuple[DeferredToolResults, list[tuple[str, str]]]:
         """Split `results` into those for pending calls and `(tool call id, reason)` for the rest."""

@@ -127,6 +127,7 @@ class WorkflowPorts(AnswerIntake):
         self.pending: DeferredToolRequests | None = None
         self.collected = DeferredToolResults()
         self.early = DeferredToolResults()
+        self.refused_early: dict[str, str] = {}
         self.waiting_for_people = False
         """Whether the run waits for deferred tool results with nothing of its own in flight (`workflows._eviction`)."""
         self._sides: dict[int, tuple[AbstractCapability[Any], AbstractCapability[Any]]] = {}

@@ -88,6 +88,8 @@ class AgentWorkflowHandlers:
     _ports: WorkflowPorts | None
     _status: RunStatus
     _early: DeferredToolResults
+    _decisions: list[DecisionRecord]
+    """How the run's latest deferred calls were decided (the last `MAX_DECISIONS_KEPT`)."""
     _closing: bool
     _handover_due: bool
     """The conversation continues as new once its queued turns are answered: it takes no new ones until then."""
@@ -306,8 +308,33 @@ class AgentWorkflowHandlers:
         await forward_to_children(self._children, theirs)
         if results.tool_call_ids or results.metadata:
             assert self._ports is not None
-            self._ports.add_results(results)
+            if self._ports.pending is None:
+                await self._held_until_asked(self._ports, results)
+            else:
+                self._ports.add_results(results)
         return self.pending_deferred_tools()
+
+    async def _held_until_asked(self, ports: WorkflowPorts, results: DeferredToolResults) -> None:
+        """Hold answers that came while the run was still working towards the calls they answer, until it asks for
+        them (a reviewer can be faster than the run: an approval sent while its workflow task was not yet applied,
+        or straight from a streamed model response).
+
+        Raises:
+            ApplicationError: if they were refused when the calls became pending (not among them, or not allowed by
+                the approval rules), or the run stopped working without asking for them.
+        """
+        call_ids = results.tool_call_ids | set(results.metadata)
+        ports.hold_early(results)
+        await workflow.wait_condition(lambda: not ports.held(call_ids) or self._status.state != 'running')
+        if unasked := ports.held(call_ids):
+            ports.drop_held(unasked)
+            raise ApplicationError(
+                f'The run stopped working ({self._status.state}) without asking for tool calls {sorted(unasked)}: '
+                'nothing was applied.',
+                non_retryable=True,
+            )
+        if refused := [ports.refused_early[call_id] for call_id in sorted(call_ids) if call_id in ports.refused_early]:
+            raise ApplicationError(' '.join(refused), non_retryable=True)
 
     @resolve_deferred_tools.validator
     def _validate_resolution(self, *args: Any) -> None:
@@ -321,6 +348,13 @@ class AgentWorkflowHandlers:
             return
         if self._ports is None:
             raise ValueError('The run is not waiting for deferred tool results yet.')
+        if self._ports.pending is None and self._status.state == 'running':
+            # Working towards its next calls: the answers wait for them (see `_held_until_asked`), unless they answer
+            # calls decided already (a second click on Approve).
+            decided = {record.tool_call_id for record in self._decisions}
+            if done := sorted((results.tool_call_ids | set(results.metadata)) & decided):
+                raise ValueError(' '.join(f'Tool call {call_id!r} was already resolved.' for call_id in done))
+            return
         self._ports.check_results(results)
 
     # Waits for external events.
