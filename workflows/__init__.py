@@ -3,10 +3,10 @@
 Three kinds of module live here, below the worker (`worker.py`) and the front doors (`doors`):
 
 - In the workflow, run inside Temporal's sandbox and replayed: `_agent_workflow` (the workflow), its handlers
-  (`_workflow_handlers`), a conversation's turns (`_conversation_loop`, `_turns`, `_handoff`), its waits for external
-  events (`_event_waits`, `_resume_tokens`), the run's ports to activities (`_ports`, `_door`, `_remote_toolset`,
-  `_stand_in_model`, `_activity_ids`, `_activity_options`), its input, output and limits (`_types`, `_run_input`,
-  `_run_details`, `_run_attributes`, `_request_size`, `_result_size`, `_history_limits`, `_compact`,
+  (`_workflow_handlers`, `_answer_handlers`), a conversation's turns (`_conversation_loop`, `_turns`, `_handoff`), its
+  waits for external events (`_event_waits`, `_resume_tokens`), the run's ports to activities (`_ports`, `_door`,
+  `_remote_toolset`, `_stand_in_model`, `_activity_ids`, `_activity_options`), its input, output and limits (`_types`,
+  `_run_input`, `_run_details`, `_run_attributes`, `_request_size`, `_result_size`, `_history_limits`, `_compact`,
   `_request_encoder`), failures (`_failures`, `_missing_keys`), the approval policy and spans. These import only
   dataclasses, the agent graph and activity references: no HTTP clients or SDKs.
 - Serving it from a worker: the registry of agents (`_registry`, `_agent_loading`) and their versions

@@ -4,11 +4,12 @@
 and its bases); the workflow owns the state they read and drives the run. The surface:
 
 - turns of a conversation: `send_message`, `cancel_turn`, `wait_for_turn` (updates) and `close_conversation`;
-- deferred tool results: `resolve_deferred_tools` (update) and `submit_deferred_tool_results` (signal);
+- deferred tool results: `resolve_deferred_tools` (update) and `submit_deferred_tool_results` (signal), from the
+  base class `workflows._answer_handlers.DeferredAnswerHandlers`;
 - waits for external events (`RequestInput`), by resume token: `resolve_external_event` (update) and
   `submit_external_event` (signal), checked by `workflows._event_waits`;
-- where the run is: `status`, `pending_deferred_tools`, `messages` (the conversation as it is now) and
-  `new_messages` (a completed run's messages, all of them).
+- where the run is: `status`, `pending_deferred_tools` (from the same base), `messages` (the conversation as it is
+  now) and `new_messages` (a completed run's messages, all of them).
 
 Updates that act on a conversation may name their caller's `owner`; their validators reject one that is not the
 owner the run was started with, before anything reaches history. A front end that starts a conversation with
@@ -32,24 +33,22 @@ from agent._deferred import DeferredToolRequests, DeferredToolResults
 from agent._parts import ModelMessage, ModelRequest, UserPromptPart
 from agent.run import AgentRun
 
+from ._answer_handlers import MAX_REJECTIONS_KEPT, DeferredAnswerHandlers
 from ._answering_agent import check_hand_off
-from ._child_answers import CHILD_SIGNAL, child_refusals, forward_to_children
-from ._children import ChildPending, Children, only_approvals
+from ._children import Children
 from ._decisions import DecisionRecord
-from ._door import InvalidInput, parse_deferred_results, parse_one
+from ._door import parse_one
 from ._event_waits import EventWaits, WaitNotReached
 from ._ports import WorkflowPorts
 from ._result_size import fit_result, message_page
-from ._run_input import caller_input, cancel_request, deferred_resolution, wait_request
+from ._run_input import cancel_request, wait_request
 from ._turns import Turn, TurnSlot
 from ._types import (
     CONVERSATION_MOVING,
-    NOT_OWNER,
     TURN_CANCELLED,
     WAIT_NOT_REACHED,
     AgentRunInput,
     AgentRunOutput,
-    Caller,
     CancelTurnResult,
     ConversationMessage,
     ConversationPage,
@@ -64,9 +63,6 @@ from ._types import (
 
 __all__ = ('MAX_DECISIONS_KEPT', 'MAX_ENDED_TURNS_KEPT', 'MAX_REJECTIONS_KEPT', 'AgentWorkflowHandlers')
 
-MAX_REJECTIONS_KEPT = 20
-"""How many rejected signal parts the `status` query lists (the newest)."""
-
 MAX_DECISIONS_KEPT = 100
 """How many decision records the `status` query lists (the newest; a run's result has all of its own)."""
 
@@ -76,7 +72,7 @@ MAX_ENDED_TURNS_KEPT = 20
 _RESOLUTION_INPUT = 'The resolve_external_event input'
 
 
-class AgentWorkflowHandlers:
+class AgentWorkflowHandlers(DeferredAnswerHandlers):
     """The signal, update and query handlers of `AgentWorkflow`, over the state the workflow keeps.
 
     The run, signal and update handlers take what clients send as plain JSON (`*args`) and validate it
@@ -88,8 +84,6 @@ class AgentWorkflowHandlers:
     _ports: WorkflowPorts | None
     _status: RunStatus
     _early: DeferredToolResults
-    _decisions: list[DecisionRecord]
-    """How the run's latest deferred calls were decided (the last `MAX_DECISIONS_KEPT`)."""
     _closing: bool
     _handover_due: bool
     """The conversation continues as new once its queued turns are answered: it takes no new ones until then."""
@@ -233,53 +227,6 @@ class AgentWorkflowHandlers:
         """End the conversation once queued turns are done (any input is ignored)."""
         self._closing = True
 
-    # Deferred tool results.
-
-    @workflow.signal(name='submit_deferred_tool_results')
-    async def submit_deferred_tool_results(self, *args: Any) -> None:
-        """Deliver results for deferred tool calls (one `DeferredToolResults`).
-
-        Each tool call's entry stands on its own: valid ones are applied (kept for later if their calls are not
-        pending yet: a reviewer can be faster than the model), and the rest are listed in `status().rejected`.
-        """
-        handler = 'submit_deferred_tool_results'
-        try:
-            caller = caller_input(args[1:], f'The {handler} caller') if len(args) == 2 else Caller()
-            results, rejected = parse_deferred_results(args[:1] if len(args) == 2 else args, handler)
-        except InvalidInput as exc:
-            self._reject([Rejection(handler, str(exc))])
-            return
-        self._reject(rejected)
-        self._answers_received += 1  # a child run reports to its parent again, whatever the answer changed
-        _credit(results, caller.identity)
-        results, theirs = self._children.split(results)
-        if theirs:
-            refused = child_refusals(self._children, theirs)
-            self._reject([Rejection(handler, reason, path) for path, reason in refused])
-            await forward_to_children(self._children, self._children.without(theirs, {path for path, _ in refused}))
-            if not (results.tool_call_ids or results.metadata):
-                return
-        ports = self._ports
-        if ports is None or ports.pending is None:
-            if ports is None:
-                self._early.update(results)
-            else:
-                ports.hold_early(results)
-            return
-        accepted, refused = ports.partition_results(results)
-        self._reject([Rejection(handler, reason, call_id) for call_id, reason in refused])
-        ports.add_results(accepted)
-
-    @workflow.signal(name=CHILD_SIGNAL)
-    def child_deferred_tools(self, *args: Any) -> None:
-        """A child run says what it waits for now (one `ChildPending`); see `workflows._children`."""
-        try:
-            report = parse_one(args, ChildPending, f'The {CHILD_SIGNAL} input')
-        except InvalidInput as exc:
-            self._reject([Rejection(CHILD_SIGNAL, str(exc))])
-            return
-        self._children.report(report)  # one from a child that has ended is dropped
-
     @workflow.signal(dynamic=True)
     def unknown_signal(self, name: str, args: Sequence[RawValue]) -> None:
         """A signal this workflow does not take: recorded as rejected instead of waiting in a buffer forever."""
@@ -287,75 +234,6 @@ class AgentWorkflowHandlers:
             [Rejection(name, f'Unknown signal {name!r}; AgentWorkflow takes submit_deferred_tool_results, '
                        'submit_external_event and close_conversation')]
         )  # fmt: skip
-
-    def _reject(self, rejections: list[Rejection]) -> None:
-        for rejection in rejections:
-            workflow.logger.warning('Rejected part of %s: %s', rejection.handler, rejection.reason)
-        kept = self._status.rejected
-        kept.extend(rejections)
-        del kept[:-MAX_REJECTIONS_KEPT]
-
-    @workflow.update(name='resolve_deferred_tools')
-    async def resolve_deferred_tools(self, *args: Any) -> DeferredToolRequests | None:
-        """Deliver results for pending deferred tool calls; returns what still waits.
-
-        Takes one `DeferredToolResults`, optionally followed by a `Caller` naming who answers. Answers for a child
-        run's calls (by path, see `workflows._children`) are forwarded to the child.
-        """
-        results, caller = deferred_resolution(args)
-        _credit(results, caller.identity)
-        results, theirs = self._children.split(results)
-        await forward_to_children(self._children, theirs)
-        if results.tool_call_ids or results.metadata:
-            assert self._ports is not None
-            if self._ports.pending is None:
-                await self._held_until_asked(self._ports, results)
-            else:
-                self._ports.add_results(results)
-        return self.pending_deferred_tools()
-
-    async def _held_until_asked(self, ports: WorkflowPorts, results: DeferredToolResults) -> None:
-        """Hold answers that came while the run was still working towards the calls they answer, until it asks for
-        them (a reviewer can be faster than the run: an approval sent while its workflow task was not yet applied,
-        or straight from a streamed model response).
-
-        Raises:
-            ApplicationError: if they were refused when the calls became pending (not among them, or not allowed by
-                the approval rules), or the run stopped working without asking for them.
-        """
-        call_ids = results.tool_call_ids | set(results.metadata)
-        ports.hold_early(results)
-        await workflow.wait_condition(lambda: not ports.held(call_ids) or self._status.state != 'running')
-        if unasked := ports.held(call_ids):
-            ports.drop_held(unasked)
-            raise ApplicationError(
-                f'The run stopped working ({self._status.state}) without asking for tool calls {sorted(unasked)}: '
-                'nothing was applied.',
-                non_retryable=True,
-            )
-        if refused := [ports.refused_early[call_id] for call_id in sorted(call_ids) if call_id in ports.refused_early]:
-            raise ApplicationError(' '.join(refused), non_retryable=True)
-
-    @resolve_deferred_tools.validator
-    def _validate_resolution(self, *args: Any) -> None:
-        results, caller = deferred_resolution(args)
-        self._check_owner(caller.owner, 'answer its approvals')
-        _credit(results, caller.identity)
-        results, theirs = self._children.split(results)
-        if refused := child_refusals(self._children, theirs):
-            raise ValueError(' '.join(reason for _, reason in refused))
-        if theirs and not (results.tool_call_ids or results.metadata):
-            return
-        if self._ports is None:
-            raise ValueError('The run is not waiting for deferred tool results yet.')
-        if self._ports.pending is None and self._status.state == 'running':
-            # Working towards its next calls: the answers wait for them (see `_held_until_asked`), unless they answer
-            # calls decided already (a second click on Approve).
-            decided = {record.tool_call_id for record in self._decisions}
-            if done := sorted((results.tool_call_ids | set(results.metadata)) & decided):
-                raise ValueError(' '.join(f'Tool call {call_id!r} was already resolved.' for call_id in done))
-            return
-        self._ports.check_results(results)
 
     # Waits for external events.
 
@@ -393,54 +271,7 @@ class AgentWorkflowHandlers:
         except ApplicationError as exc:  # another owner's
             self._reject([Rejection(handler, exc.message)])
 
-    def _check_owner(self, owner: str | None, action: str) -> None:
-        """Reject an update whose caller is not the run's owner (one that names no owner is not checked).
-
-        Raises:
-            ApplicationError: of type `NOT_OWNER`.
-        """
-        if owner is None:
-            return
-        started_by = self._input.owner if self._input is not None else None
-        if owner != started_by:
-            raise ApplicationError(
-                f'{owner!r} does not own this run, so it cannot {action}.', type=NOT_OWNER, non_retryable=True
-            )
-
     # Where the run is.
-
-    @workflow.query(name='pending_deferred_tools')
-    def pending_deferred_tools(self, caller: str | None = None) -> DeferredToolRequests | None:
-        """The deferred tool calls still waiting for results, or `None`.
-
-        With `caller` (an identity), only the approvals it may answer now under the agent's approval rules (not
-        those it approved already), and the external calls; `None` if that leaves nothing.
-        """
-        ports = self._ports
-        remaining = (
-            ports.pending.remaining(ports.collected) if ports is not None and ports.pending is not None else None
-        )
-        if caller is not None and remaining is not None and ports is not None and ports.ballots is not None:
-            ballots = ports.ballots
-            approvals = [call for call in remaining.approvals if ballots.may_answer(call.tool_call_id, caller)]
-            remaining = only_approvals(remaining, approvals)
-        theirs = self._children.pending()
-        if theirs is not None and caller is not None:
-            approvals = [call for call in theirs.approvals if self._child_may_answer(call.tool_call_id, caller)]
-            theirs = only_approvals(theirs, approvals)
-        if theirs is None:
-            return remaining
-        if remaining is None:
-            return theirs
-        return DeferredToolRequests(
-            calls=[*remaining.calls, *theirs.calls],
-            approvals=[*remaining.approvals, *theirs.approvals],
-            metadata={**remaining.metadata, **theirs.metadata},
-        )
-
-    def _child_may_answer(self, path: str, caller: str) -> bool:
-        _, theirs = self._children.split(DeferredToolResults(approvals={path: True}, answered_by={path: caller}))
-        return not child_refusals(self._children, theirs)
 
     @workflow.query(name='new_messages')
     def new_messages(self, page: MessagePage | None = None) -> list[ModelMessage]:
@@ -507,11 +338,3 @@ def _outcome(turn: Turn) -> Literal['completed', 'failed', 'cancelled']:
         return 'completed'
     error = turn.error
     return 'cancelled' if isinstance(error, ApplicationError) and error.type == TURN_CANCELLED else 'failed'
-
-
-def _credit(results: DeferredToolResults, identity: str | None) -> None:
-    """Credit `identity` in `answered_by` for each call `results` answers without naming anyone."""
-    if identity is None:
-        return
-    for call_id in results.tool_call_ids:
-        results.answered_by.setdefault(call_id, identity)
