@@ -237,10 +237,12 @@ class AgentClient:
         run also refuses them if it was started for another owner.
 
         The results go as the `resolve_deferred_tools` update, which only a worker of the run's task queue can
-        accept: without `accept_within`, this waits for one however long it takes.
+        accept: without `accept_within`, this waits for one however long it takes. Results sent while the run is still
+        working towards the calls they answer are held, and this returns once the run asks for them.
 
         Raises:
-            WorkflowUpdateFailedError: if the run refuses the results (an unknown or resolved id, nothing pending).
+            WorkflowUpdateFailedError: if the run refuses the results (an unknown or resolved id, nothing pending,
+                held results for calls the run did not ask for).
             TimeoutError: if no worker accepts them within `accept_within` seconds. The server still holds the update
                 (Temporal's *admitted* stage) and hands it to the next worker that takes the run, but only in memory:
                 it is lost if the server restarts first. `submit` sends results durably.
@@ -251,7 +253,8 @@ class AgentClient:
         if accept_within is None:
             return await handle.execute_update('resolve_deferred_tools', args=args, result_type=DeferredToolRequests)
         # `execute_update` polls until the update completes, however long no worker is there to accept it; this waits
-        # for acceptance (after which the handler, which does not block, completes at once) for `accept_within` at most.
+        # for acceptance for `accept_within` at most (after which the handler completes at once, unless the run is
+        # still working towards the calls: then when it asks for them).
         accepting = asyncio.ensure_future(
             handle.start_update(
                 'resolve_deferred_tools',

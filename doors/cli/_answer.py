@@ -9,7 +9,8 @@ but lost if the server restarts first.
 
 So an answer is sent in two steps, each bounded by `within` seconds:
 
-1. The run is asked what waits (a query, which also needs a worker). No reply means no worker serves the run: the
+1. The run is asked what waits (a query, which also needs a worker). A run that waits for nothing is told at once
+   (the update would be held until the run asks for the calls). No reply means no worker serves the run: the
    answer goes as the `submit_deferred_tool_results` signal instead, which the server writes to the run's history at
    once, so it is kept whatever happens and applies when a worker picks the run up. No update was sent.
 2. The update is sent and waited on until a worker accepts it. If none does in time (its worker went away between
@@ -48,11 +49,12 @@ async def answer(
     `what` names the answer in messages (`approval of delete-a`).
 
     Raises:
-        CommandError: if no worker took the answer `within` seconds, saying that it is recorded and will apply.
+        CommandError: if the run waits for no tool calls, or if no worker took the answer `within` seconds, saying
+            that it is recorded and will apply.
         WorkflowUpdateFailedError: if the run refuses the answer (an unknown or resolved id).
     """
     try:
-        await asyncio.wait_for(agents.pending(workflow_id), within)
+        pending = await asyncio.wait_for(agents.pending(workflow_id), within)
     except TimeoutError:
         await agents.submit(workflow_id, approvals=approvals)
         task_queue = await _task_queue(agents, workflow_id)
@@ -60,6 +62,12 @@ async def answer(
             f'No worker serves task queue {task_queue!r}: run {workflow_id!r} did not answer within {within:g} s.'
             f'\n{_recorded(what, workflow_id)}'
         ) from None
+    if pending is None:
+        # The run would hold answers until it asks for their calls, which may be long: a person is told at once.
+        raise CommandError(
+            f'Run {workflow_id!r} waits for no tool calls now: nothing was sent (`agents status {workflow_id}` says '
+            'where it is).'
+        )
     try:
         return await agents.approve(workflow_id, approvals=approvals, accept_within=within)
     except TimeoutError:

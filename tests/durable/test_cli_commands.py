@@ -117,6 +117,9 @@ async def test_expected_errors_are_one_or_two_lines_and_exit_with_status_1(serve
         await cli('run', 'support', 'Clean up', '--workflow-id', 'w-2')
         await until(lambda: cli('pending', 'w-2'), lambda done: 'delete-a' in done.out)
         await errs(('approve', 'w-2', 'nope'), "Unknown tool call id 'nope'", 'pending')
+        answered = await cli('approve', 'w-2', 'delete-a', 'delete-b')
+        assert answered.code == 0, answered
+        await errs(('approve', 'w-2', 'delete-a'), "Run 'w-2' waits for no tool calls now: nothing was sent")
 
     async def usage() -> None:
         done = await cli('approve', 'w-2', env=user_env())
