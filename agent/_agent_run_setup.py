@@ -9,6 +9,7 @@ A `wrap_run` that recovers from an error therefore works the same with `run()` a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import sys
@@ -324,10 +325,12 @@ async def _build_run(setup: RunSetup) -> AsyncGenerator[AgentRun[Any, Any], None
         yield agent_run
     except GeneratorExit:
         # The coroutine running us is being closed (e.g. a workflow evicted from a worker's cache): nothing
-        # may be awaited any more, so background tasks are cancelled and the toolset is left to the GC.
-        bridge.abandon()
-        if pump is not None:
-            pump.cancel()
+        # may be awaited any more, so background tasks are cancelled and the toolset is left to the GC. A run
+        # dropped from memory is closed by the GC, which may have closed its event loop first: the tasks go too.
+        with contextlib.suppress(RuntimeError):
+            bridge.abandon()
+            if pump is not None:
+                pump.cancel()
         raise
     except BaseException:
         await _finish(bridge, pump)

@@ -69,7 +69,25 @@ with workflow.unsafe.imports_passed_through():
     from ._versioning import CONVERSATION_HANDOVER
     from ._workflow_handlers import MAX_DECISIONS_KEPT, MAX_ENDED_TURNS_KEPT
 
-__all__ = ('AgentWorkflow',)
+__all__ = ('AgentWorkflow', 'ClosedQuietly')
+
+
+class ClosedQuietly:
+    """Lets a run's coroutine close quietly when the garbage collector closes it.
+
+    The SDK drops a workflow instance it could not evict in time (a busy worker, a worker stopping) and the garbage
+    collector closes its coroutines, in no set order: the agent run's context managers may find their generators
+    closed already and raise `RuntimeError` ("generator didn't stop after athrow()") while the coroutine closes,
+    which Python can only print as an exception it ignored. The `GeneratorExit` that closes the coroutine goes on
+    instead. A plain class, not a generator, so that it cannot itself be closed first.
+    """
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: object) -> None:
+        if isinstance(error, RuntimeError) and isinstance(error.__context__, GeneratorExit):
+            raise error.__context__ from None
 
 
 @workflow.defn(name='AgentWorkflow', failure_exception_types=[PayloadDecodeError])
@@ -317,6 +335,7 @@ class AgentWorkflow(ConversationLoop):
         rng = workflow.random()
         environment = RunEnvironment(now=workflow.now, random_bits=rng.getrandbits)
         with (
+            ClosedQuietly(),
             use_environment(environment),
             use_ports(ports),
             use_thread_executor(INLINE),
