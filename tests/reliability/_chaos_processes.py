@@ -44,7 +44,9 @@ class DevServer:
         self.database = database
         self.output = output
         self.port = free_port()
+        self.http_port = free_port()
         self.process: asyncio.subprocess.Process | None = None
+        self._served = False
 
     @property
     def address(self) -> str:
@@ -52,7 +54,22 @@ class DevServer:
         return f'127.0.0.1:{self.port}'
 
     async def start(self) -> None:
-        """Start the server (with `worker.start_dev_server`'s timer setting) and wait until it serves."""
+        """Start the server (with `worker.start_dev_server`'s timer setting) and wait until it serves.
+
+        A port chosen here may be taken by another process before the server binds it, and the server exits: its
+        first start then moves to new ports (up to three times). A restart keeps the ports clients know.
+        """
+        attempts = 1 if self._served else 3
+        for attempt in range(1, attempts + 1):
+            await self._spawn()
+            if await asyncio.wait_for(self._serving(), 30):
+                self._served = True
+                return
+            if attempt == attempts:
+                raise AssertionError(self.output.read_text()[-2000:])
+            self.port, self.http_port = free_port(), free_port()
+
+    async def _spawn(self) -> None:
         with self.output.open('ab') as output:
             self.process = await asyncio.create_subprocess_exec(
                 temporal_cli_path(),
@@ -63,6 +80,8 @@ class DevServer:
                 '127.0.0.1',
                 '--port',
                 str(self.port),
+                '--http-port',
+                str(self.http_port),
                 '--db-filename',
                 str(self.database),
                 '--log-level',
@@ -72,16 +91,17 @@ class DevServer:
                 stdout=output,
                 stderr=output,
             )
-        await asyncio.wait_for(self._serving(), 30)
 
-    async def _serving(self) -> None:
+    async def _serving(self) -> bool:
+        """`True` once the server serves the default namespace; `False` if it exited first."""
         while True:
             assert self.process is not None
-            assert self.process.returncode is None, self.output.read_text()[-2000:]
+            if self.process.returncode is not None:
+                return False
             try:
                 client = await asyncio.wait_for(Client.connect(self.address), 2)
                 await client.workflow_service.describe_namespace(DescribeNamespaceRequest(namespace='default'))
-                return
+                return True
             except Exception:  # not listening yet, or not ready to serve the namespace
                 await asyncio.sleep(POLL)
 
