@@ -48,7 +48,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import temporalio.workflow
 from temporalio.api.common.v1 import WorkflowExecution
@@ -57,7 +57,12 @@ from temporalio.bridge.proto.workflow_completion import WorkflowActivationComple
 from temporalio.client import Client
 from temporalio.service import RPCError
 
-__all__ = ('QUERIED_STAY', 'WAITING_EXTERN', 'WaitingRunEvictions', 'watch_waiting')
+__all__ = ('QUERIED_STAY', 'WAITING_EXTERN', 'ActivationOutcome', 'WaitingRunEvictions', 'watch_waiting')
+
+ActivationOutcome = Literal['waiting', 'queried', 'working', 'evicted']
+"""What a run's activation (not a replay) left it doing: `waiting` for a person (evict it now), `queried` (it only
+answered queries and waits: evict it once no activation has come for a while), `working`, or `evicted` from the
+cache."""
 
 QUERIED_STAY = 30.0
 """Seconds a waiting run stays in the cache after a query, so that polling it does not replay it per poll."""
@@ -91,19 +96,18 @@ class WaitingRunEvictions:
     def __init__(self, client: Client | None = None, *, queried_stay: float | None = None) -> None:
         self._client = client
         self._queried_stay = QUERIED_STAY if queried_stay is None else queried_stay
-        self._noted: dict[str, tuple[str, bool]] = {}  # run id -> (workflow id, only answered queries)
+        self._noted: dict[str, tuple[str, ActivationOutcome]] = {}  # run id -> (workflow id, what it does now)
         self._later: dict[str, asyncio.TimerHandle] = {}  # run id -> its eviction after a quiet while
         self._resets: set[asyncio.Task[None]] = set()
         self.requested = 0
         """Evictions requested so far (a run is counted each time it starts waiting again)."""
 
-    def note(self, workflow_id: str, run_id: str, queried: bool = False) -> None:
-        """Evict run `run_id` once its current activation is completed (called from workflow task threads).
-
-        With `queried` (the activation only answered queries) the run is evicted only if no other activation comes
-        for `queried_stay` seconds.
+    def note(self, workflow_id: str, run_id: str, state: ActivationOutcome) -> None:
+        """Say what an activation of run `run_id` left it doing (called from workflow task threads; see
+        `ActivationOutcome`); acted on once the activation is completed. A replay says nothing: it leaves the run's
+        eviction as it was.
         """
-        self._noted[run_id] = (workflow_id, queried)  # one item set: atomic
+        self._noted[run_id] = (workflow_id, state)  # one item set: atomic
 
     def install(self, worker: Any) -> None:
         """Request the noted evictions on `worker` (a `temporalio.worker.Worker`) once their completions are sent.
@@ -126,18 +130,18 @@ class WaitingRunEvictions:
         except BaseException:
             self._noted.pop(run_id, None)
             raise
+        noted = self._noted.pop(run_id, None)
+        if noted is None:
+            return  # a replay, or a run no predicate watches
         later = self._later.pop(run_id, None)
         if later is not None:
             later.cancel()  # the run was active again: this activation decides
-        noted = self._noted.pop(run_id, None)
-        if noted is None:
-            return
-        workflow_id, queried = noted
-        if queried and self._queried_stay > 0:
+        workflow_id, state = noted
+        if state == 'queried' and self._queried_stay > 0:
             self._later[run_id] = asyncio.get_running_loop().call_later(
                 self._queried_stay, self._evict_quiet, bridge, workflow_id, run_id
             )
-        else:
+        elif state in ('waiting', 'queried'):
             self._evict(bridge, workflow_id, run_id)
 
     def _evict_quiet(self, bridge: Any, workflow_id: str, run_id: str) -> None:

@@ -36,7 +36,7 @@ from temporalio.converter import (
 )
 from temporalio.worker import WorkflowInstance, WorkflowInstanceDetails, WorkflowRunner
 
-from ._eviction import WAITING_EXTERN
+from ._eviction import WAITING_EXTERN, ActivationOutcome
 
 __all__ = ('AgentWorkflowRunner', 'ignores_contexts')
 
@@ -75,8 +75,9 @@ class AgentWorkflowRunner(WorkflowRunner):
 
     Args:
         inner: The runner that runs the workflows.
-        waiting: Called with the workflow id, the run id and whether the activation only answered queries, from the
-            workflow task's thread, when an activation left the run waiting for a person; `None` to not watch.
+        waiting: Called with the workflow id, the run id and what the activation left the run doing (see
+            `workflows._eviction.ActivationOutcome`), from the workflow task's thread, after each successful
+            activation that is not a replay; `None` to not watch.
         context_free: The worker's data converter ignores serialization contexts (`ignores_contexts`).
     """
 
@@ -84,7 +85,7 @@ class AgentWorkflowRunner(WorkflowRunner):
         self,
         inner: WorkflowRunner,
         *,
-        waiting: Callable[[str, str, bool], None] | None = None,
+        waiting: Callable[[str, str, ActivationOutcome], None] | None = None,
         context_free: bool = False,
     ) -> None:
         self._inner = inner
@@ -128,7 +129,7 @@ class _Instance(WorkflowInstance):
         inner: WorkflowInstance,
         workflow_id: str,
         watch: _Watch,
-        waiting: Callable[[str, str, bool], None] | None,
+        waiting: Callable[[str, str, ActivationOutcome], None] | None,
         own_context: WorkflowSerializationContext | None,
     ) -> None:
         self._inner = inner
@@ -140,16 +141,19 @@ class _Instance(WorkflowInstance):
     def activate(self, act: WorkflowActivation) -> WorkflowActivationCompletion:
         completion = self._inner.activate(act)
         predicate = self._watch.predicate
+        if self._waiting is None or predicate is None or not completion.HasField('successful'):
+            return completion
         queries = _only_queries(act)
-        if (
-            self._waiting is not None
-            and predicate is not None
-            and (not act.is_replaying or queries)
-            and completion.HasField('successful')
-            and not any(job.HasField('remove_from_cache') for job in act.jobs)
-            and _holds(predicate)
-        ):
-            self._waiting(self._workflow_id, act.run_id, queries)
+        if act.is_replaying and not queries:
+            return completion  # catching up with history: the run is where it was
+        state: ActivationOutcome
+        if any(job.HasField('remove_from_cache') for job in act.jobs):
+            state = 'evicted'
+        elif not _holds(predicate):
+            state = 'working'
+        else:
+            state = 'queried' if queries else 'waiting'
+        self._waiting(self._workflow_id, act.run_id, state)
         return completion
 
     def get_serialization_context(self, command_info: object) -> temporalio.converter.SerializationContext | None:
