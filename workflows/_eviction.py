@@ -37,7 +37,9 @@ The run has just left this worker's cache, so a sticky task would have been a re
 A run that a person or a page is watching is asked again and again while it waits (`agents run --watch`, the chat
 page and the inbox query it). The first query replays it; after a query it stays cached until it has gone
 `QUERIED_STAY` without one, so a run polled ten times a second is replayed once, not ten times a second (each replay
-took a workflow-task slot and the worker's CPU: under load the polls starved the other runs' tasks).
+took a workflow-task slot and the worker's CPU: under load the polls starved the other runs' tasks). Replaying
+activations leave that pending eviction as it was: core can answer a query in the middle of a replay, and the
+replay's remaining activations say nothing new about the run.
 
 The price is one replay when the run resumes (about 9 ms of worker CPU for the benchmark's approval run, whose
 history is 14 events at that point), and one when a query comes after the run has been left alone for a while.
