@@ -11,7 +11,7 @@ import asyncio
 import gc
 import sys
 from collections.abc import AsyncIterator, Generator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, nullcontext
 from typing import Any
 
 import pytest
@@ -96,14 +96,6 @@ async def _block() -> AsyncIterator[None]:
     yield
 
 
-class _NoGuard:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc_info: object) -> None:
-        return None
-
-
 def test_a_run_closed_after_its_context_managers_generator_closes_quietly() -> None:
     manager = _block()
     coroutine = _run_in(manager, ClosedQuietly())
@@ -114,7 +106,7 @@ def test_a_run_closed_after_its_context_managers_generator_closes_quietly() -> N
 
 def test_without_the_guard_that_order_raises_while_the_coroutine_closes() -> None:
     manager = _block()
-    coroutine = _run_in(manager, _NoGuard())
+    coroutine = _run_in(manager, nullcontext())
     _step_until_suspended(coroutine)
     _close_first(manager.gen)
     with pytest.raises(RuntimeError, match=r"didn't stop after athrow\(\)"):

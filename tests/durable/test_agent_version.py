@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
 from temporalio.api.enums.v1 import EventType
-from temporalio.client import Client, WorkflowExecution, WorkflowHistory
+from temporalio.client import Client, WorkflowHistory
 
 from agent import Agent
 from agent.messages import ToolCallPart
@@ -23,7 +22,7 @@ from ._cli_helpers import command
 from ._replay_agents import REPLAY_AGENTS
 from .test_agent_workflow import AGENTS, scripted
 from .test_replay import HISTORIES, load
-from .test_run_search_attributes import _namespace_without_attributes, _upserted_names
+from .test_run_search_attributes import _find, _namespace_without_attributes, _upserted_names
 from .test_web_ui_details import current_details
 
 pytestmark = pytest.mark.asyncio(loop_scope='session')
@@ -49,16 +48,6 @@ def upserted(history: WorkflowHistory) -> list[set[str]]:
     ]
 
 
-async def found(client: Client, query: str) -> list[WorkflowExecution]:
-    """The runs `query` finds once visibility has caught up (it is eventually consistent), within 10 s."""
-    async with asyncio.timeout(10):
-        while True:
-            runs = [execution async for execution in client.list_workflows(query)]
-            if runs:
-                return runs
-            await asyncio.sleep(0.1)
-
-
 async def test_a_run_shows_the_version_of_its_agent_in_its_status_search_attribute_details_and_agents_status(
     client: Client, task_queue: str
 ) -> None:
@@ -71,7 +60,7 @@ async def test_a_run_shows_the_version_of_its_agent_in_its_status_search_attribu
         details = await current_details(handle)
         shown = await command('status', handle.id, address=client.service_client.config.target_host,
                               task_queue=task_queue)  # fmt: skip
-        runs = await found(client, f"AgentVersion = '{version}' AND WorkflowId = '{handle.id}'")
+        runs = await _find(client, f"AgentVersion = '{version}' AND WorkflowId = '{handle.id}'")
         await agents.approve(handle.id, approvals={'del-a': True, 'del-b': False})
         await handle.result()
     assert status.agent_version == version

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -88,21 +90,32 @@ async def _run(
     return agents, handle
 
 
+@asynccontextmanager
+async def answered_while_working(
+    client: Client, task_queue: str, name: str, approvals: dict[str, Any], *, asks_to_delete: bool = True
+) -> AsyncIterator[tuple[AgentClient, WorkflowHandle[Any, Any], Any]]:
+    """A run of a cleaning agent given `approvals` while its lookup still runs: the run, and the taken update.
+
+    The lookup ends when the block starts; the worker stops when it ends.
+    """
+    gates = Gates()
+    gates.answer_may_end.set()
+    agent = cleaning_agent(name, gates, asks_to_delete=asks_to_delete)
+    async with build_worker(client, {name: agent}, task_queue=task_queue):
+        agents, handle = await _run(client, task_queue, agent)
+        await asyncio.wait_for(gates.lookup_started.wait(), WAIT)
+        update = await _started_update(handle, approvals)  # before the run has asked for the calls
+        assert (await _status(handle)).state == 'running'
+        gates.lookup_may_end.set()
+        yield agents, handle, update
+
+
 async def test_an_approval_sent_while_the_run_works_is_held_and_applied_when_asked(
     client: Client, task_queue: str
 ) -> None:
-    gates = Gates()
-    gates.answer_may_end.set()
-    agent = cleaning_agent('early_cleaner', gates)
-    async with build_worker(client, {'early_cleaner': agent}, task_queue=task_queue):
-        _, handle = await _run(client, task_queue, agent)
-        await asyncio.wait_for(gates.lookup_started.wait(), WAIT)
-        update = await _started_update(handle, {'del-1': True})  # before the run has asked for it
-        working = await _status(handle)
-        gates.lookup_may_end.set()
+    async with answered_while_working(client, task_queue, 'early_cleaner', {'del-1': True}) as (_, handle, update):
         still_pending = await asyncio.wait_for(update.result(), WAIT)
         output: AgentRunOutput = await asyncio.wait_for(handle.result(), WAIT)
-    assert working.state == 'running'
     assert still_pending is None
     assert output.output == 'lookup:found a.txt | delete:deleted a.txt'
     assert [(d.tool_call_id, d.decision) for d in output.decisions] == [('del-1', 'approve')]
@@ -111,14 +124,11 @@ async def test_an_approval_sent_while_the_run_works_is_held_and_applied_when_ask
 async def test_a_held_answer_to_a_call_the_run_does_not_ask_for_fails_its_update_and_the_run_still_waits(
     client: Client, task_queue: str
 ) -> None:
-    gates = Gates()
-    gates.answer_may_end.set()
-    agent = cleaning_agent('early_wrong_id', gates)
-    async with build_worker(client, {'early_wrong_id': agent}, task_queue=task_queue):
-        agents, handle = await _run(client, task_queue, agent)
-        await asyncio.wait_for(gates.lookup_started.wait(), WAIT)
-        update = await _started_update(handle, {'del-9': True})
-        gates.lookup_may_end.set()
+    async with answered_while_working(client, task_queue, 'early_wrong_id', {'del-9': True}) as (
+        agents,
+        handle,
+        update,
+    ):
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await asyncio.wait_for(update.result(), WAIT)
         pending = await agents.pending(handle.id)
@@ -157,14 +167,11 @@ async def test_a_second_answer_to_a_decided_call_is_refused_at_the_door_while_th
 
 
 async def test_a_held_answer_fails_its_update_when_the_run_ends_without_asking(client: Client, task_queue: str) -> None:
-    gates = Gates()
-    gates.answer_may_end.set()
-    agent = cleaning_agent('early_unasked', gates, asks_to_delete=False)
-    async with build_worker(client, {'early_unasked': agent}, task_queue=task_queue):
-        _, handle = await _run(client, task_queue, agent)
-        await asyncio.wait_for(gates.lookup_started.wait(), WAIT)
-        update = await _started_update(handle, {'del-1': True})
-        gates.lookup_may_end.set()
+    async with answered_while_working(client, task_queue, 'early_unasked', {'del-1': True}, asks_to_delete=False) as (
+        _,
+        handle,
+        update,
+    ):
         with pytest.raises(WorkflowUpdateFailedError) as unasked:
             await asyncio.wait_for(update.result(), WAIT)
         output: AgentRunOutput = await asyncio.wait_for(handle.result(), WAIT)
